@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ComposeConfig(AppConfig):
+    name = "compose"
+    verbose_name = "Letters"

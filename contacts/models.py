@@ -1,0 +1,274 @@
+"""The household's address book and its mirror of Paperless-ngx."""
+
+import secrets
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import models
+
+from household.models import Household, trigram_index
+from people_search.phones import InvalidPhoneNumber, parse_phone
+
+
+def new_contact_ref() -> str:
+    return f"c-{secrets.token_hex(5)}"
+
+
+class ContactKind(models.TextChoices):
+    PERSON = "person", "Person"
+    BUSINESS = "business", "Business"
+
+
+class ContactStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    PENDING = "pending", "Pending"
+    SPAM = "spam", "Spam"
+    ARCHIVED = "archived", "Archived"
+
+
+class Contact(models.Model):
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, related_name="contacts"
+    )
+    ref = models.CharField(
+        max_length=64,
+        default=new_contact_ref,
+        help_text="Stable reference used by household bundles.",
+    )
+    display_name = models.CharField(max_length=300)
+    first_name = models.CharField(max_length=150, blank=True)
+    last_name = models.CharField(max_length=150, blank=True)
+    kind = models.CharField(
+        max_length=16, choices=ContactKind.choices, default=ContactKind.PERSON
+    )
+    relation = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text='Who this is to the household, e.g. "Großmutter" or "mein Zahnarzt".',
+    )
+    status = models.CharField(
+        max_length=16, choices=ContactStatus.choices, default=ContactStatus.ACTIVE
+    )
+    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
+    notes = models.TextField(blank=True)
+    last_contacted_at = models.DateTimeField(null=True, blank=True)
+    search_text = models.TextField(blank=True, editable=False)
+    phone_digits = models.TextField(blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["display_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "ref"], name="contact_ref_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=ContactKind.values),
+                name="contact_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=ContactStatus.values),
+                name="contact_status_known",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(display_name=""), name="contact_has_display_name"
+            ),
+        ]
+        indexes = [
+            trigram_index("search_text", "contact_search_trgm"),
+            trigram_index("phone_digits", "contact_phone_trgm"),
+            models.Index(fields=["household", "status", "kind"]),
+            GinIndex(fields=["tags"], name="contact_tags_gin"),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    def get_absolute_url(self) -> str:
+        return f"/contacts/{self.pk}/"
+
+
+class ContactAlias(models.Model):
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    contact = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="aliases"
+    )
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        verbose_name_plural = "contact aliases"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["contact", "name"], name="contact_alias_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ChannelKind(models.TextChoices):
+    PHONE = "phone", "Phone"
+    EMAIL = "email", "Email"
+    WHATSAPP = "whatsapp", "WhatsApp"
+    SIGNAL = "signal", "Signal"
+    TELEGRAM = "telegram", "Telegram"
+    OTHER = "other", "Other"
+
+
+def normalize_channel_value(kind: str, value: str, region: str) -> str:
+    """Return a channel value in its stored form, or raise a ValueError.
+
+    Phones become E.164 read in the household's region, emails lower case;
+    chat ids are kept as given.
+    """
+    value = (value or "").strip()
+    if not value:
+        raise ValueError("must not be empty")
+    if kind == ChannelKind.PHONE:
+        return parse_phone(value, region).e164
+    if kind == ChannelKind.EMAIL:
+        try:
+            validate_email(value)
+        except ValidationError as error:
+            raise ValueError("not an email address") from error
+        return value.lower()
+    return value
+
+
+class ContactChannel(models.Model):
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    contact = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="channels"
+    )
+    kind = models.CharField(max_length=16, choices=ChannelKind.choices)
+    value = models.CharField(
+        max_length=254,
+        help_text="Phones are stored as E.164, emails in lower case.",
+    )
+    label = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(kind__in=ChannelKind.values),
+                name="channel_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(kind="phone")
+                | models.Q(value__regex=r"^\+[1-9][0-9]{1,14}$"),
+                name="channel_phone_e164",
+            ),
+        ]
+        indexes = [models.Index(fields=["household", "kind", "value"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.value}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.normalize_value()
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        super().clean()
+        self.normalize_value()
+
+    def normalize_value(self) -> None:
+        """Store the value in its normalised form, or raise naming the field."""
+        try:
+            self.value = normalize_channel_value(
+                self.kind, self.value, self.household.default_region
+            )
+        except (ValueError, InvalidPhoneNumber) as error:
+            raise ValidationError({"value": str(error)}) from error
+
+
+class AddressKind(models.TextChoices):
+    HOME = "home", "Home"
+    WORK = "work", "Work"
+    BILLING = "billing", "Billing"
+    SHIPPING = "shipping", "Shipping"
+
+
+class Address(models.Model):
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    contact = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="addresses"
+    )
+    kind = models.CharField(
+        max_length=16, choices=AddressKind.choices, default=AddressKind.HOME
+    )
+    line1 = models.CharField("street and number", max_length=200, blank=True)
+    line2 = models.CharField(max_length=200, blank=True)
+    postcode = models.CharField(max_length=20, blank=True)
+    city = models.CharField(max_length=100, blank=True)
+    country = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        db_table = "addresses"
+        verbose_name_plural = "addresses"
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["contact", "kind"], name="address_kind_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=AddressKind.values),
+                name="address_kind_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return ", ".join(
+            part
+            for part in (self.line1, f"{self.postcode} {self.city}".strip())
+            if part
+        )
+
+
+class PaperlessCorrespondent(models.Model):
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    paperless_id = models.PositiveIntegerField()
+    name = models.CharField(max_length=300)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "paperless_id"],
+                name="paperless_correspondent_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PaperlessDocument(models.Model):
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    paperless_id = models.PositiveIntegerField()
+    title = models.CharField(max_length=500)
+    correspondent = models.ForeignKey(
+        PaperlessCorrespondent,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="documents",
+    )
+    created = models.DateField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "paperless_id"],
+                name="paperless_document_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title

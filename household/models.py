@@ -1,0 +1,316 @@
+"""The tenant and its people: households, user profiles, memberships, leads, events."""
+
+from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models.functions import Upper
+from phonenumbers import SUPPORTED_REGIONS
+
+from people_search.names import search_document
+from people_search.phones import InvalidPhoneNumber, parse_phone
+
+
+def validate_region(value: str) -> None:
+    if value not in SUPPORTED_REGIONS:
+        raise ValidationError(
+            "%(value)s is not an ISO country code phonenumbers knows.",
+            params={"value": value},
+        )
+
+
+def trigram_index(field: str, name: str) -> GinIndex:
+    """Return a trigram GIN index that serves LIKE '%term%' on the field."""
+    return GinIndex(OpClass(field, name="gin_trgm_ops"), name=name)
+
+
+class Language(models.TextChoices):
+    GERMAN = "de", "Deutsch"
+    ENGLISH = "en", "English"
+
+
+class Household(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    default_region = models.CharField(
+        max_length=2,
+        default="DE",
+        validators=[validate_region],
+        help_text="ISO country used to read phone numbers written without +.",
+    )
+    language = models.CharField(
+        max_length=2, choices=Language.choices, default=Language.GERMAN
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(language__in=Language.values),
+                name="household_language_known",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(default_region=Upper("default_region")),
+                name="household_region_upper_case",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PhoneNormalizingModel(models.Model):
+    """A row with a `phone` stored as E.164 and its national significant digits."""
+
+    phone = models.CharField(max_length=20, blank=True, help_text="Stored as E.164.")
+    phone_nsn = models.CharField(max_length=17, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def clean(self) -> None:
+        super().clean()
+        self.normalize_phone()
+
+    def normalize_phone(self) -> None:
+        """Store the phone as E.164, or raise a ValidationError naming the field."""
+        if not self.phone:
+            self.phone_nsn = ""
+            return
+        try:
+            number = parse_phone(self.phone, self.household.default_region)
+        except InvalidPhoneNumber as error:
+            raise ValidationError({"phone": str(error)}) from error
+        self.phone, self.phone_nsn = number.e164, number.nsn
+
+
+class UserProfile(PhoneNormalizingModel):
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, related_name="profiles"
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="profile",
+        help_text="The login of this person; empty for managed profiles.",
+    )
+    username = models.CharField(
+        max_length=150,
+        validators=[RegexValidator(r"^[\w.@+-]+\Z")],
+        help_text="The person's handle: their login name when they have a login.",
+    )
+    first_name = models.CharField(max_length=150, blank=True)
+    last_name = models.CharField(max_length=150, blank=True)
+    email = models.EmailField(blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    search_text = models.TextField(blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "user_profiles"
+        ordering = ["first_name", "last_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "username"], name="profile_username_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(phone="")
+                | models.Q(phone__regex=r"^\+[1-9][0-9]{1,14}$"),
+                name="profile_phone_e164",
+            ),
+        ]
+        indexes = [
+            trigram_index("search_text", "profile_search_trgm"),
+            trigram_index("phone_nsn", "profile_phone_trgm"),
+        ]
+
+    def __str__(self) -> str:
+        return self.full_name or self.username
+
+    def save(self, *args, **kwargs) -> None:
+        self.normalize_phone()
+        self.search_text = search_document(self.first_name, self.last_name, self.email)
+        super().save(*args, **kwargs)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}".strip()
+
+
+class Role(models.TextChoices):
+    ADMIN = "admin", "Admin"
+    MEMBER = "member", "Member"
+    CHILD = "child", "Child"
+    EMPLOYEE = "employee", "Employee"
+    VIEWER = "viewer", "Viewer"
+
+
+class MembershipStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    PENDING = "pending", "Pending"
+    PAUSED = "paused", "Paused"
+    CANCELLED = "cancelled", "Cancelled"
+    REMOVED = "removed", "Removed"
+
+
+class LeadAccess(models.TextChoices):
+    NONE = "none", "None"
+    OWN = "own", "Own leads"
+    ALL = "all", "All leads"
+
+
+class Tier(models.TextChoices):
+    """What a caller may do with skills, derived from the membership role."""
+
+    ADMIN = "admin"
+    MEMBER = "member"
+    RESTRICTED = "restricted"
+
+
+class Membership(models.Model):
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, related_name="memberships"
+    )
+    profile = models.ForeignKey(
+        UserProfile, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    status = models.CharField(
+        max_length=16, choices=MembershipStatus.choices, default=MembershipStatus.ACTIVE
+    )
+    lead_access = models.CharField(
+        max_length=8, choices=LeadAccess.choices, default=LeadAccess.NONE
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "profile"], name="membership_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(role__in=Role.values), name="membership_role_known"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(status__in=MembershipStatus.values),
+                name="membership_status_known",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(lead_access__in=LeadAccess.values),
+                name="membership_lead_access_known",
+            ),
+        ]
+        indexes = [models.Index(fields=["household", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.profile} ({self.get_role_display()})"
+
+    def clean(self) -> None:
+        super().clean()
+        if self.profile_id and self.household_id != self.profile.household_id:
+            raise ValidationError(
+                {"profile": "The person belongs to another household."}
+            )
+
+    @property
+    def tier(self) -> Tier:
+        return {Role.ADMIN: Tier.ADMIN, Role.MEMBER: Tier.MEMBER}.get(
+            self.role, Tier.RESTRICTED
+        )
+
+
+class LeadStatus(models.TextChoices):
+    NEW = "new", "New"
+    CONTACTED = "contacted", "Contacted"
+    QUALIFIED = "qualified", "Qualified"
+    WON = "won", "Won"
+    LOST = "lost", "Lost"
+
+
+class Lead(PhoneNormalizingModel):
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, related_name="leads"
+    )
+    first_name = models.CharField(max_length=150, blank=True)
+    last_name = models.CharField(max_length=150, blank=True)
+    email = models.EmailField(blank=True)
+    status = models.CharField(
+        max_length=16, choices=LeadStatus.choices, default=LeadStatus.NEW
+    )
+    archived = models.BooleanField(default=False)
+    owner = models.ForeignKey(
+        Membership,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="owned_leads",
+    )
+    search_text = models.TextField(blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["first_name", "last_name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=LeadStatus.values),
+                name="lead_status_known",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(phone="")
+                | models.Q(phone__regex=r"^\+[1-9][0-9]{1,14}$"),
+                name="lead_phone_e164",
+            ),
+        ]
+        indexes = [
+            trigram_index("search_text", "lead_search_trgm"),
+            trigram_index("phone_nsn", "lead_phone_trgm"),
+            models.Index(fields=["household", "owner"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.full_name or self.email or f"Lead {self.pk}"
+
+    def save(self, *args, **kwargs) -> None:
+        self.normalize_phone()
+        self.search_text = search_document(self.first_name, self.last_name, self.email)
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        super().clean()
+        if self.owner_id and self.owner.household_id != self.household_id:
+            raise ValidationError({"owner": "The owner belongs to another household."})
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}".strip()
+
+
+class CalendarEvent(models.Model):
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, related_name="calendar_events"
+    )
+    title = models.CharField(max_length=300)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True)
+    location = models.CharField(max_length=300, blank=True)
+    attendees = models.ManyToManyField(
+        UserProfile, blank=True, related_name="calendar_events"
+    )
+
+    class Meta:
+        ordering = ["-starts_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_at__isnull=True)
+                | models.Q(ends_at__gte=models.F("starts_at")),
+                name="event_ends_after_start",
+            ),
+        ]
+        indexes = [models.Index(fields=["household", "starts_at"])]
+
+    def __str__(self) -> str:
+        return self.title

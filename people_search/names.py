@@ -1,0 +1,60 @@
+"""Fold names so that case, accents and German spellings compare equal."""
+
+import re
+import unicodedata
+
+_LETTER_SPELLINGS = str.maketrans(
+    {
+        "ß": "ss",
+        "ẞ": "ss",
+        "æ": "ae",
+        "Æ": "ae",
+        "œ": "oe",
+        "Œ": "oe",
+        "ø": "o",
+        "Ø": "o",
+        "ł": "l",
+        "Ł": "l",
+        "đ": "d",
+        "Đ": "d",
+        "ð": "d",
+        "þ": "th",
+        "\u0131": "i",  # dotless i
+        "\u2019": "'",
+        "\u2018": "'",
+        "`": "'",
+        "\u00b4": "'",
+    }
+)
+# "Mueller" is how "Müller" is written without umlauts; folding both spellings
+# (and the accent-stripped "Muller") to one form lets each find the others.
+_UMLAUT_DIGRAPHS = re.compile(r"([aou])e")
+_WHITESPACE = re.compile(r"\s+")
+_TERM_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def fold_name(text: str) -> str:
+    """Return text lower-cased, unaccented, with German umlaut spellings unified."""
+    text = unicodedata.normalize("NFKD", text.translate(_LETTER_SPELLINGS))
+    text = "".join(char for char in text if not unicodedata.combining(char))
+    text = _UMLAUT_DIGRAPHS.sub(r"\1", text.casefold())
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def search_terms(query: str) -> list[str]:
+    """Split a query on whitespace and commas into folded, distinct terms."""
+    terms: list[str] = []
+    for part in _TERM_SEPARATORS.split(query):
+        term = fold_name(part)
+        if term and term not in terms:
+            terms.append(term)
+    return terms
+
+
+def search_document(*parts: str | None) -> str:
+    """Join the folded parts of a row into the text its search column holds.
+
+    Parts are separated by a space, and terms never contain one, so a term
+    can only match inside a single part.
+    """
+    return " ".join(folded for part in parts if part and (folded := fold_name(part)))

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class YorikConfig(AppConfig):
+    name = "yorik"
+    verbose_name = "Yorik"
