@@ -1,10 +1,13 @@
 """Writes to the address book."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from contacts.models import ChannelKind, Contact
+from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
+from household.models import Household
 from people_search.names import search_document
 from people_search.phones import InvalidPhoneNumber, parse_phone
 
@@ -23,7 +26,9 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
         .select_for_update(of=("self",))
     )
     for contact in contacts:
-        emails = [c.value for c in contact.channels.all() if c.kind == ChannelKind.EMAIL]
+        emails = [
+            c.value for c in contact.channels.all() if c.kind == ChannelKind.EMAIL
+        ]
         contact.search_text = search_document(
             contact.display_name,
             contact.first_name,
@@ -45,3 +50,79 @@ def _national_digits(e164: str, region: str) -> str:
         return parse_phone(e164, region).nsn
     except InvalidPhoneNumber:
         return ""
+
+
+@transaction.atomic
+def create_contact(
+    *,
+    household: Household,
+    aliases: Sequence[str] = (),
+    channels: Sequence[Mapping[str, Any]] = (),
+    addresses: Sequence[Mapping[str, Any]] = (),
+    **fields: Any,
+) -> Contact:
+    """Create a contact with its aliases, channels and addresses.
+
+    Raise a ValidationError whose keys name the bad field, e.g.
+    `channels[0].value`, and write nothing.
+    """
+    contact = Contact(household=household, **fields)
+    _validate(contact, prefix="", exclude=["household"])
+    contact.save()
+    _replace_children(contact, aliases=aliases, channels=channels, addresses=addresses)
+    return contact
+
+
+def _replace_children(
+    contact: Contact,
+    *,
+    aliases: Sequence[str],
+    channels: Sequence[Mapping[str, Any]],
+    addresses: Sequence[Mapping[str, Any]],
+) -> None:
+    household = contact.household
+    errors: dict[str, list[str]] = {}
+    rows: list[Any] = []
+    for index, name in enumerate(aliases):
+        alias = ContactAlias(household=household, contact=contact, name=name)
+        errors |= _errors_of(
+            alias, f"aliases[{index}]", exclude=["household", "contact"]
+        )
+        rows.append(alias)
+    for index, data in enumerate(channels):
+        channel = ContactChannel(household=household, contact=contact, **data)
+        errors |= _errors_of(
+            channel, f"channels[{index}]", exclude=["household", "contact"]
+        )
+        rows.append(channel)
+    for index, data in enumerate(addresses):
+        address = Address(household=household, contact=contact, **data)
+        errors |= _errors_of(
+            address, f"addresses[{index}]", exclude=["household", "contact"]
+        )
+        rows.append(address)
+    if errors:
+        raise ValidationError(errors)
+    for row in rows:
+        row.save()
+    refresh_search_columns(contact_ids=[contact.pk])
+
+
+def _validate(instance: Any, *, prefix: str, exclude: list[str]) -> None:
+    errors = _errors_of(instance, prefix, exclude=exclude)
+    if errors:
+        raise ValidationError(errors)
+
+
+def _errors_of(
+    instance: Any, prefix: str, *, exclude: list[str]
+) -> dict[str, list[str]]:
+    """Return the instance's validation errors keyed by `prefix.field`."""
+    try:
+        instance.full_clean(exclude=exclude, validate_unique=False)
+    except ValidationError as error:
+        return {
+            f"{prefix}.{field}" if prefix else field: messages
+            for field, messages in error.message_dict.items()
+        }
+    return {}

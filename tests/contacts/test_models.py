@@ -1,0 +1,55 @@
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError
+
+from contacts.models import Contact, ContactChannel
+from tests.builders import build_contact
+
+
+def test_create_contact_normalises_phones_and_emails(household):
+    contact = build_contact(
+        household,
+        "Hans Becker",
+        channels=[
+            {"kind": "phone", "value": "030 1234567", "label": "mobil"},
+            {"kind": "email", "value": "Hans.Becker@Example.ORG"},
+        ],
+    )
+
+    values = list(contact.channels.values_list("value", flat=True))
+    assert values == ["+49301234567", "hans.becker@example.org"]
+    contact.refresh_from_db()
+    assert contact.phone_digits == "301234567"
+    assert "hans.becker@example.org" in contact.search_text
+
+
+def test_unparseable_phone_is_an_error_naming_the_field(household):
+    with pytest.raises(ValidationError) as error:
+        build_contact(household, "Hans", channels=[{"kind": "phone", "value": "call me"}])
+
+    assert error.value.message_dict == {
+        "channels[0].value": ["not a phone number for region DE"]
+    }
+    assert not Contact.objects.exists()
+
+
+def test_search_text_folds_names_aliases_and_relation(household):
+    contact = build_contact(
+        household, "Jürgen Müller", relation="Großvater", aliases=["Opa Jürgen"]
+    )
+
+    contact.refresh_from_db()
+    assert contact.search_text == "jurgen muller grossvater opa jurgen"
+
+
+def test_phone_channel_must_be_e164_in_the_database(household):
+    contact = build_contact(household, "Hans")
+
+    with pytest.raises(IntegrityError):
+        ContactChannel.objects.bulk_create(
+            [
+                ContactChannel(
+                    household=household, contact=contact, kind="phone", value="030 12"
+                )
+            ]
+        )
