@@ -25,7 +25,9 @@ def test_create_contact_normalises_phones_and_emails(household):
 
 def test_unparseable_phone_is_an_error_naming_the_field(household):
     with pytest.raises(ValidationError) as error:
-        build_contact(household, "Hans", channels=[{"kind": "phone", "value": "call me"}])
+        build_contact(
+            household, "Hans", channels=[{"kind": "phone", "value": "call me"}]
+        )
 
     assert error.value.message_dict == {
         "channels[0].value": ["not a phone number for region DE"]

@@ -1,0 +1,73 @@
+import secrets
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from household.bundles import BundleError, import_household, read_bundle
+from household.models import Household, Membership, Role
+from yorik.tokens import issue_token
+
+DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+
+
+class Command(BaseCommand):
+    help = "Load the demo households; households that exist are left as they are."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--reset", action="store_true", help="replace demo households that exist"
+        )
+        parser.add_argument(
+            "--login",
+            action="store_true",
+            help="print a new password and API token for the first demo admin",
+        )
+
+    def handle(self, *args, reset: bool, login: bool, **options) -> None:
+        bundles = sorted(DEMO_DIR.glob("*.json"))
+        for path in bundles:
+            bundle = read_bundle(path)
+            slug = bundle["household"]["slug"]
+            if Household.objects.filter(slug=slug).exists() and not reset:
+                self.stdout.write(f"Demo household {slug!r} exists; left as it is.")
+                continue
+            try:
+                import_household(bundle=bundle, replace=reset)
+            except BundleError as error:
+                for problem in error.problems:
+                    self.stderr.write(problem)
+                raise CommandError(f"{path.name} is not a valid bundle.") from error
+            self.stdout.write(f"Loaded demo household {slug!r} from {path.name}.")
+        if login and bundles:
+            self._print_login(read_bundle(bundles[0])["household"]["slug"])
+
+    @transaction.atomic
+    def _print_login(self, slug: str) -> None:
+        membership = (
+            Membership.objects.select_related("profile__user")
+            .filter(household__slug=slug, role=Role.ADMIN, profile__user__isnull=False)
+            .order_by("pk")
+            .first()
+        )
+        if membership is None:
+            raise CommandError(f"Demo household {slug!r} has no admin with a login.")
+        user = membership.profile.user
+        password = secrets.token_urlsafe(12)
+        user.set_password(password)
+        user.is_staff = True
+        user.save()
+        _, token = issue_token(profile=membership.profile, name="demo")
+        self.stdout.write(
+            "\n".join(
+                [
+                    "",
+                    f"Admin login:  {user.username} / {password}",
+                    "              http://127.0.0.1:8000/admin/",
+                    f"API token:    {token}",
+                    "  curl -H 'Authorization: Bearer <token>' "
+                    "http://127.0.0.1:8000/api/skills/",
+                    "",
+                ]
+            )
+        )

@@ -1,0 +1,252 @@
+import copy
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from contacts.models import Contact, ContactChannel
+from household.bundles import BundleError, export_household, import_household
+from household.models import Household, Lead, UserProfile
+
+BUNDLE = {
+    "format": "yorik.household/1",
+    "household": {
+        "slug": "becker",
+        "name": "Familie Becker",
+        "default_region": "DE",
+        "language": "de",
+    },
+    "people": [
+        {
+            "username": "anna",
+            "first_name": "Anna",
+            "last_name": "Becker",
+            "email": "anna@example.org",
+            "phone": "+49 30 1234567",
+            "role": "admin",
+            "status": "active",
+            "lead_access": "all",
+        },
+        {
+            "username": "mia",
+            "first_name": "Mia",
+            "last_name": "Becker",
+            "email": "",
+            "phone": "",
+            "role": "child",
+            "status": "active",
+            "lead_access": "none",
+        },
+    ],
+    "contacts": [
+        {
+            "ref": "c1",
+            "display_name": "Hans Becker",
+            "first_name": "Hans",
+            "last_name": "Becker",
+            "kind": "person",
+            "relation": "Onkel",
+            "status": "active",
+            "aliases": ["Onkel Hans"],
+            "tags": [],
+            "notes": "",
+            "last_contacted_at": "2026-10-01T10:00:00Z",
+            "channels": [{"kind": "phone", "value": "030 1234567", "label": "mobil"}],
+            "addresses": [
+                {
+                    "kind": "home",
+                    "line1": "Hauptstr. 5",
+                    "line2": "",
+                    "postcode": "10115",
+                    "city": "Berlin",
+                    "country": "DE",
+                }
+            ],
+        },
+        {"display_name": "Zahnarztpraxis Dr. Schmidt", "kind": "business"},
+    ],
+    "leads": [
+        {
+            "first_name": "Dana",
+            "last_name": "Levi",
+            "email": "",
+            "phone": "+972 50 123 4567",
+            "status": "new",
+            "archived": False,
+            "owner": "anna",
+        }
+    ],
+    "calendar_events": [
+        {
+            "title": "Zahnarzt",
+            "starts_at": "2025-05-02T09:00:00+02:00",
+            "ends_at": "2025-05-02T10:00:00+02:00",
+            "location": "Hauptstr. 1, Berlin",
+            "attendees": ["anna"],
+        }
+    ],
+    "paperless": {
+        "correspondents": [{"id": 3, "name": "Zahnarztpraxis Dr. Schmidt"}],
+        "documents": [
+            {
+                "id": 17,
+                "title": "Rechnung Prophylaxe",
+                "correspondent": 3,
+                "created": "2025-11-03",
+            }
+        ],
+    },
+    "letter_templates": [
+        {
+            "template_id": "kuendigung-mietvertrag-de",
+            "title": "Kündigung Mietvertrag",
+            "language": "de",
+            "body": "Sehr geehrte Damen und Herren, …",
+            "recipient_fields": ["line1", "postcode", "city"],
+        }
+    ],
+}
+
+
+def bundle(**changes):
+    data = copy.deepcopy(BUNDLE)
+    data.update(changes)
+    return data
+
+
+@pytest.mark.django_db
+def test_import_normalises_phones_with_the_household_region():
+    household = import_household(bundle=bundle())
+
+    assert UserProfile.objects.get(username="anna").phone == "+49301234567"
+    assert ContactChannel.objects.get().value == "+49301234567"
+    assert Lead.objects.get().phone == "+972501234567"
+    assert household.contacts.get(display_name="Hans Becker").aliases.get().name == (
+        "Onkel Hans"
+    )
+
+
+@pytest.mark.django_db
+def test_import_gives_logins_to_everyone_but_children():
+    import_household(bundle=bundle())
+
+    anna = UserProfile.objects.get(username="anna")
+    mia = UserProfile.objects.get(username="mia")
+    assert anna.user.username == "anna"
+    assert anna.user.is_staff
+    assert not anna.user.has_usable_password()
+    assert mia.user is None
+
+
+@pytest.mark.django_db
+def test_contact_without_ref_gets_one_that_export_keeps():
+    household = import_household(bundle=bundle())
+
+    exported = export_household(household=household)
+    refs = [contact["ref"] for contact in exported["contacts"]]
+    assert refs[0] == "c1"
+    assert refs[1].startswith("c-")
+
+
+@pytest.mark.django_db
+def test_export_import_export_is_identical(tmp_path):
+    import_household(bundle=bundle())
+    first = tmp_path / "first.json"
+    call_command("export_household", "becker", out=first)
+
+    Household.objects.all().delete()
+    call_command("import_household", str(first))
+    second = tmp_path / "second.json"
+    call_command("export_household", "becker", out=second)
+
+    assert first.read_text() == second.read_text()
+    assert json.loads(first.read_text())["contacts"][0]["channels"] == [
+        {"kind": "phone", "value": "+49301234567", "label": "mobil"}
+    ]
+
+
+@pytest.mark.django_db
+def test_bad_bundle_reports_every_problem_and_writes_nothing():
+    data = bundle()
+    data["contacts"][0]["channels"].append({"kind": "phone", "value": "kein Anschluss"})
+    data["contacts"][1]["kind"] = "robot"
+    data["leads"][0]["owner"] = "nobody"
+    data["calendar_events"][0]["attendees"] = ["anna", "ghost"]
+    data["paperless"]["documents"][0]["correspondent"] = 99
+    data["letter_templates"][0]["recipient_fields"] = ["line1"]
+
+    with pytest.raises(BundleError) as error:
+        import_household(bundle=data)
+
+    assert error.value.problems == [
+        "contacts[0].channels[1].value: not a phone number for region DE",
+        'contacts[1].kind: "robot" is not a valid choice.',
+        "letter_templates[0].recipient_fields: must include line1 and city",
+        "leads[0].owner: no person 'nobody' in people",
+        "calendar_events[0].attendees[1]: no person 'ghost' in people",
+        "paperless.documents[0].correspondent: no correspondent 99",
+    ]
+    assert not Household.objects.exists()
+    assert not Contact.objects.exists()
+
+
+@pytest.mark.django_db
+def test_unknown_keys_are_reported_not_ignored():
+    data = bundle()
+    data["contacts"][0]["nickname"] = "Hansi"
+
+    with pytest.raises(BundleError) as error:
+        import_household(bundle=data)
+
+    assert error.value.problems == ["contacts[0].nickname: Unknown field."]
+
+
+@pytest.mark.django_db
+def test_command_exits_non_zero_and_prints_paths(tmp_path, capsys):
+    data = bundle()
+    data["people"][0]["phone"] = "12"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("import_household", str(path))
+
+    assert "people[0].phone: not a phone number for region DE" in capsys.readouterr().err
+    assert not Household.objects.exists()
+
+
+@pytest.mark.django_db
+def test_existing_slug_is_refused_unless_replace():
+    import_household(bundle=bundle())
+
+    with pytest.raises(BundleError, match="pass --replace"):
+        import_household(bundle=bundle())
+    replaced = import_household(
+        bundle=bundle(contacts=[{"display_name": "Neu"}]), replace=True
+    )
+
+    assert list(replaced.contacts.values_list("display_name", flat=True)) == ["Neu"]
+    assert Household.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_login_of_another_household_cannot_be_taken():
+    import_household(bundle=bundle())
+    other = bundle(household={**BUNDLE["household"], "slug": "schulz"})
+
+    with pytest.raises(BundleError) as error:
+        import_household(bundle=other)
+
+    assert "people[0].username: login 'anna' belongs to another household" in (
+        error.value.problems
+    )
+
+
+@pytest.mark.django_db
+def test_not_json_is_reported(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text("{not json")
+
+    with pytest.raises(CommandError):
+        call_command("import_household", str(path))
