@@ -9,6 +9,7 @@ from django.core.validators import validate_email
 from django.db import models
 
 from household.models import Household, trigram_index
+from people_search.names import fold_name
 from people_search.phones import InvalidPhoneNumber, parse_phone
 
 
@@ -54,6 +55,7 @@ class Contact(models.Model):
     tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     notes = models.TextField(blank=True)
     last_contacted_at = models.DateTimeField(null=True, blank=True)
+    sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
     phone_digits = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -80,12 +82,16 @@ class Contact(models.Model):
         indexes = [
             trigram_index("search_text", "contact_search_trgm"),
             trigram_index("phone_digits", "contact_phone_trgm"),
-            models.Index(fields=["household", "status", "kind"]),
+            models.Index(fields=["household", "status", "kind", "sort_name"]),
             GinIndex(fields=["tags"], name="contact_tags_gin"),
         ]
 
     def __str__(self) -> str:
         return self.display_name
+
+    def save(self, *args, **kwargs) -> None:
+        self.sort_name = fold_name(self.display_name)
+        super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
         return f"/contacts/{self.pk}/"

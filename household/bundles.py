@@ -95,7 +95,7 @@ class HouseholdPart(StrictSerializer):
     default_region = serializers.CharField(
         max_length=2, default="DE", validators=[validate_region]
     )
-    language = serializers.ChoiceField(Language.values, default=Language.GERMAN)
+    language = serializers.ChoiceField(Language.choices, default=Language.GERMAN)
 
 
 class PersonPart(StrictSerializer):
@@ -104,16 +104,16 @@ class PersonPart(StrictSerializer):
     last_name = text(max_length=150)
     email = serializers.EmailField(allow_blank=True, default="")
     phone = PhoneField()
-    role = serializers.ChoiceField(Role.values, default=Role.MEMBER)
+    role = serializers.ChoiceField(Role.choices, default=Role.MEMBER)
     status = serializers.ChoiceField(
-        MembershipStatus.values, default=MembershipStatus.ACTIVE
+        MembershipStatus.choices, default=MembershipStatus.ACTIVE
     )
-    lead_access = serializers.ChoiceField(LeadAccess.values, default=LeadAccess.NONE)
+    lead_access = serializers.ChoiceField(LeadAccess.choices, default=LeadAccess.NONE)
     deleted_at = serializers.DateTimeField(allow_null=True, default=None)
 
 
 class ChannelPart(StrictSerializer):
-    kind = serializers.ChoiceField(ChannelKind.values)
+    kind = serializers.ChoiceField(ChannelKind.choices)
     value = serializers.CharField(max_length=254)
     label = text(max_length=64)
 
@@ -130,7 +130,7 @@ class ChannelPart(StrictSerializer):
 
 
 class AddressPart(StrictSerializer):
-    kind = serializers.ChoiceField(AddressKind.values, default=AddressKind.HOME)
+    kind = serializers.ChoiceField(AddressKind.choices, default=AddressKind.HOME)
     line1 = text(max_length=200)
     line2 = text(max_length=200)
     postcode = text(max_length=20)
@@ -143,9 +143,11 @@ class ContactPart(StrictSerializer):
     display_name = serializers.CharField(max_length=300)
     first_name = text(max_length=150)
     last_name = text(max_length=150)
-    kind = serializers.ChoiceField(ContactKind.values, default=ContactKind.PERSON)
+    kind = serializers.ChoiceField(ContactKind.choices, default=ContactKind.PERSON)
     relation = text(max_length=200)
-    status = serializers.ChoiceField(ContactStatus.values, default=ContactStatus.ACTIVE)
+    status = serializers.ChoiceField(
+        ContactStatus.choices, default=ContactStatus.ACTIVE
+    )
     aliases = serializers.ListField(
         child=serializers.CharField(max_length=200), default=list
     )
@@ -174,7 +176,7 @@ class LeadPart(StrictSerializer):
     last_name = text(max_length=150)
     email = serializers.EmailField(allow_blank=True, default="")
     phone = PhoneField()
-    status = serializers.ChoiceField(LeadStatus.values, default=LeadStatus.NEW)
+    status = serializers.ChoiceField(LeadStatus.choices, default=LeadStatus.NEW)
     archived = serializers.BooleanField(default=False)
     owner = serializers.CharField(allow_null=True, allow_blank=True, default=None)
 
@@ -212,10 +214,10 @@ class PaperlessPart(StrictSerializer):
 class LetterTemplatePart(StrictSerializer):
     template_id = serializers.SlugField(max_length=100)
     title = serializers.CharField(max_length=200)
-    language = serializers.ChoiceField(Language.values, default=Language.GERMAN)
+    language = serializers.ChoiceField(Language.choices, default=Language.GERMAN)
     body = serializers.CharField()
     recipient_fields = serializers.ListField(
-        child=serializers.ChoiceField(RecipientField.values), default=list
+        child=serializers.ChoiceField(RecipientField.choices), default=list
     )
 
     def validate_recipient_fields(self, value: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models.functions import Upper
 from phonenumbers import SUPPORTED_REGIONS
 
-from people_search.names import search_document
+from people_search.names import fold_name, search_document
 from people_search.phones import InvalidPhoneNumber, parse_phone
 
 
@@ -107,6 +107,7 @@ class UserProfile(PhoneNormalizingModel):
     last_name = models.CharField(max_length=150, blank=True)
     email = models.EmailField(blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -133,6 +134,7 @@ class UserProfile(PhoneNormalizingModel):
 
     def save(self, *args, **kwargs) -> None:
         self.normalize_phone()
+        self.sort_name = fold_name(self.full_name or self.username)
         self.search_text = search_document(self.first_name, self.last_name, self.email)
         super().save(*args, **kwargs)
 
@@ -249,6 +251,7 @@ class Lead(PhoneNormalizingModel):
         blank=True,
         related_name="owned_leads",
     )
+    sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -276,6 +279,7 @@ class Lead(PhoneNormalizingModel):
 
     def save(self, *args, **kwargs) -> None:
         self.normalize_phone()
+        self.sort_name = fold_name(self.full_name or self.email)
         self.search_text = search_document(self.first_name, self.last_name, self.email)
         super().save(*args, **kwargs)
 

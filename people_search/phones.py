@@ -1,5 +1,6 @@
 """Parse, normalise and match phone numbers with the household's region."""
 
+import re
 from dataclasses import dataclass
 
 import phonenumbers
@@ -25,9 +26,7 @@ def parse_phone(raw: str, region: str) -> PhoneNumber:
     A number counts when it is *possible* for its country; validity metadata
     lags behind newly allocated ranges, so it is not required here.
     """
-    text = (raw or "").strip()
-    if text.startswith("00"):
-        text = "+" + text[2:]
+    text = _international_prefix_as_plus((raw or "").strip())
     try:
         number = phonenumbers.parse(text, region.upper())
     except phonenumbers.NumberParseException as error:
@@ -58,3 +57,42 @@ def format_phone(e164: str, region: str) -> str:
     return phonenumbers.format_number(
         number, phonenumbers.PhoneNumberFormat.INTERNATIONAL
     )
+
+
+_PHONE_SHAPE = re.compile(r"^[\d\s+().\-/]+$")
+_NON_DIGITS = re.compile(r"\D")
+
+
+def is_phone_shaped(text: str) -> bool:
+    """Return whether text is only phone characters with at least three digits."""
+    return bool(_PHONE_SHAPE.match(text)) and sum(c.isdigit() for c in text) >= 3
+
+
+def phone_query_digits(text: str, region: str) -> str | None:
+    """Return the digits a phone-shaped query looks for inside stored numbers.
+
+    A complete number reduces to its national significant number, so
+    `050-123-4567` and `+972 50 123 4567` look for the same digits; a partial
+    one drops its trunk zeros (`050-12` looks for `5012`). Not phone-shaped: None.
+    """
+    text = text.strip()
+    if not is_phone_shaped(text):
+        return None
+    try:
+        return parse_phone(text, region).nsn
+    except InvalidPhoneNumber:
+        pass
+    text = _international_prefix_as_plus(text)
+    if text.startswith("+"):
+        try:
+            nsn = phonenumbers.national_significant_number(
+                phonenumbers.parse(text, region.upper())
+            )
+        except phonenumbers.NumberParseException:
+            nsn = ""
+        return nsn or None
+    return _NON_DIGITS.sub("", text).lstrip("0") or None
+
+
+def _international_prefix_as_plus(text: str) -> str:
+    return "+" + text[2:] if text.startswith("00") else text

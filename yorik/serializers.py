@@ -9,13 +9,17 @@ class StrictSerializer(serializers.Serializer):
     """A serializer that rejects keys it does not declare instead of ignoring them."""
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {key: ["Unknown field."] for key in unknown}
-                )
-        return super().to_internal_value(data)
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        errors = {key: ["Unknown field."] for key in unknown}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as error:
+            if not isinstance(error.detail, dict):
+                raise
+            raise serializers.ValidationError({**error.detail, **errors}) from error
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
 
 
 def flatten_errors(detail: Any, path: str = "") -> list[tuple[str, str]]:
@@ -43,3 +47,46 @@ def flatten_errors(detail: Any, path: str = "") -> list[tuple[str, str]]:
                 pairs += flatten_errors(item, f"{path}[{index}]")
         return pairs
     return [(path, str(detail))]
+
+
+class StrictCharField(serializers.CharField):
+    """A string field that refuses numbers and booleans instead of coercing them."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer field that refuses strings, floats and booleans."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictFloatField(serializers.FloatField):
+    """A number field that refuses strings and booleans."""
+
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A boolean field that takes only JSON true and false."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data

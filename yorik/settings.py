@@ -1,6 +1,7 @@
 """Settings for Yorik people lookup, read from the environment (see README)."""
 
 import os
+import warnings
 from pathlib import Path
 
 import dj_database_url
@@ -130,8 +131,42 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = DEBUG
+if DEBUG:
+    # Local runs serve static files from the apps; STATIC_ROOT exists only
+    # after collectstatic, which WhiteNoise would otherwise warn about.
+    warnings.filterwarnings("ignore", message="No directory at")
 
 LOGIN_URL = "admin:login"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "yorik.authentication.BearerTokenAuthentication"
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"skills": os.environ.get("YORIK_API_RATE", "600/min")},
+    "EXCEPTION_HANDLER": "yorik.errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Yorik people lookup",
+    "DESCRIPTION": "Skills the Yorik assistant calls to find people and contacts.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ContactKindEnum": "contacts.models.ContactKind",
+        "ContactStatusEnum": "contacts.models.ContactStatus",
+        "ChannelKindEnum": "contacts.models.ChannelKind",
+        "AddressKindEnum": "contacts.models.AddressKind",
+        "RoleEnum": "household.models.Role",
+        "MembershipStatusEnum": "household.models.MembershipStatus",
+        "LeadStatusEnum": "household.models.LeadStatus",
+    },
+}
 
 PAPERLESS_URL = os.environ.get("PAPERLESS_URL", "")
 PAPERLESS_TOKEN = os.environ.get("PAPERLESS_TOKEN", "")

@@ -212,7 +212,9 @@ def test_command_exits_non_zero_and_prints_paths(tmp_path, capsys):
     with pytest.raises(CommandError, match="1 problem"):
         call_command("import_household", str(path))
 
-    assert "people[0].phone: not a phone number for region DE" in capsys.readouterr().err
+    assert (
+        "people[0].phone: not a phone number for region DE" in capsys.readouterr().err
+    )
     assert not Household.objects.exists()
 
 

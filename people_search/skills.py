@@ -1,0 +1,256 @@
+"""Skills that find people: find_person."""
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from drf_spectacular.utils import PolymorphicProxySerializer
+from rest_framework import serializers
+
+from contacts.models import (
+    ChannelKind,
+    ContactKind,
+    ContactStatus,
+    normalize_channel_value,
+)
+from household.models import Role
+from people_search.matching import parse_query
+from people_search.selectors import (
+    DEFAULT_CONTACT_STATUSES,
+    find_contacts,
+    find_household_people,
+    merge_found,
+)
+from yorik.callers import Caller
+from yorik.registry import Answer, CardRequest, skill
+from yorik.serializers import (
+    StrictCharField,
+    StrictChoiceField,
+    StrictIntegerField,
+    StrictSerializer,
+)
+
+
+class CardSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    kind = serializers.CharField()
+    url = serializers.URLField()
+
+
+class FindPersonInput(StrictSerializer):
+    query = StrictCharField(
+        required=False,
+        allow_blank=True,
+        max_length=200,
+        help_text=(
+            "Free text matched against names, first and last names and email, and "
+            "for contacts also aliases and the relation. Leave it out to list "
+            "everyone in the source (mostly useful with source='household')."
+        ),
+    )
+    source = StrictChoiceField(
+        ["auto", "household", "contacts"],
+        default="auto",
+        help_text=(
+            "'household' searches the household's people and returns user ids "
+            "for attendees; 'contacts' searches the address book and returns "
+            "channels and postal addresses for messages and letters; 'auto' "
+            "searches both and tags every row with its source."
+        ),
+    )
+    kind = StrictChoiceField(
+        ContactKind.choices,
+        required=False,
+        help_text="Contacts only: 'person' or 'business'. Ignored for household rows.",
+    )
+    role = StrictChoiceField(
+        Role.choices,
+        required=False,
+        help_text="Household only: the member's role. Ignored for contacts.",
+    )
+    status = StrictChoiceField(
+        ["any", *ContactStatus.values],
+        default="any",
+        help_text=(
+            "Contacts only. 'any' means active and pending; spam and archived "
+            "contacts are found only when asked for by name."
+        ),
+    )
+    channel_kind = StrictChoiceField(
+        ChannelKind.choices,
+        required=False,
+        help_text=(
+            "Contacts only: look a contact up by a channel. Give channel_value "
+            "too, e.g. channel_kind='phone', channel_value='+49 30 1234567'."
+        ),
+    )
+    channel_value = StrictCharField(
+        required=False,
+        max_length=254,
+        help_text="The channel's value; phones are read in the household's region.",
+    )
+    limit = StrictIntegerField(
+        default=10, min_value=1, max_value=50, help_text="Most rows to return."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("channel_kind" in attrs) != ("channel_value" in attrs):
+            missing = "channel_value" if "channel_kind" in attrs else "channel_kind"
+            raise serializers.ValidationError(
+                {missing: "channel_kind and channel_value go together."}
+            )
+        return attrs
+
+
+class HouseholdRowSerializer(serializers.Serializer):
+    source = serializers.ChoiceField(["household"])
+    id = serializers.IntegerField(help_text="The user id, for attendee_user_ids.")
+    name = serializers.CharField()
+    first_name = serializers.CharField()
+    last_name = serializers.CharField()
+    role = serializers.ChoiceField(Role.choices)
+    email = serializers.CharField()
+
+
+class ChannelSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(ChannelKind.choices)
+    value = serializers.CharField()
+    label = serializers.CharField()
+
+
+class AddressSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    line1 = serializers.CharField()
+    line2 = serializers.CharField()
+    postcode = serializers.CharField()
+    city = serializers.CharField()
+    country = serializers.CharField()
+
+
+class ContactRowSerializer(serializers.Serializer):
+    source = serializers.ChoiceField(["contacts"])
+    id = serializers.IntegerField(help_text="The contact id; never a user id.")
+    display_name = serializers.CharField()
+    relation = serializers.CharField()
+    kind = serializers.ChoiceField(ContactKind.choices)
+    channels = ChannelSerializer(many=True)
+    addresses = AddressSerializer(many=True)
+
+
+class FindPersonOutput(serializers.Serializer):
+    results = serializers.ListField(
+        child=PolymorphicProxySerializer(
+            component_name="FindPersonRow",
+            serializers=[HouseholdRowSerializer, ContactRowSerializer],
+            resource_type_field_name="source",
+        ),
+        help_text=(
+            "Rows tagged with source. Household rows: source, id (a user id), "
+            "name, first_name, last_name, role, email. Contact rows: source, id "
+            "(a contact id), display_name, relation, kind, channels, addresses. "
+            "The two id spaces overlap: read source before reusing an id."
+        ),
+    )
+    count = serializers.IntegerField(help_text="How many rows matched in all.")
+    ambiguous = serializers.BooleanField(
+        help_text="True when more than one candidate matched: ask the user."
+    )
+    card = CardSerializer(
+        required=False,
+        help_text="A contact_picker card, emitted when several contacts matched.",
+    )
+
+
+@skill(
+    name="find_person",
+    description=(
+        "Find a person by name. source='household' gives user ids (attendees); "
+        "source='contacts' gives chat ids, email and postal addresses."
+    ),
+    when_to_use="""\
+Use for every "find X", "wer ist X?", "Termin mit X" or "schreib X".
+Pick `source` by what happens next, not by who the person seems to be:
+- adding calendar attendees or RSVPs → source="household"; pass the row's id as
+  attendee_user_ids=[id];
+- WhatsApp, email or a letter (whatsapp_draft, email_draft, compose_draft) →
+  source="contacts"; you get channels, addresses and a contact_id, which is NOT a
+  user id;
+- not sure yet, or the user only asked who someone is → source="auto" (the
+  default): both, each row tagged with `source`, so decide when you use it.
+A contact id is never a valid attendee_user_ids value: the two tables' ids overlap.
+Always read `source` before reusing an `id`.
+When several candidates match, stop and ask the user instead of taking the first.
+Several contacts come with a picker card; for household rows, list role and name and
+ask.
+For a relational descriptor ("my friend", "der Klempner", "Oma") do not ask for a
+name in prose: first try find_person(query="<descriptor>", source="contacts"),
+which matches the relation field; with no hit, use list_contacts_for_picking's
+two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 picks
+(fewer are padded with recent contacts).""",
+    input_serializer=FindPersonInput,
+    output_serializer=FindPersonOutput,
+    cost="1 indexed SELECT per source: 1 for household or contacts, 2 for auto",
+    permissions=["admin", "member", "restricted"],
+    side_effects=(
+        "May emit a contact_picker card when several contacts match. No other writes."
+    ),
+    tags=["users", "contacts", "lookup", "read"],
+)
+def find_person(
+    caller: Caller,
+    *,
+    query: str = "",
+    source: str,
+    status: str,
+    limit: int,
+    kind: str | None = None,
+    role: str | None = None,
+    channel_kind: str | None = None,
+    channel_value: str | None = None,
+) -> Answer:
+    household = caller.household
+    parsed = parse_query(query, region=household.default_region) if query else None
+    channel = None
+    if channel_kind and channel_value:
+        try:
+            channel = (
+                channel_kind,
+                normalize_channel_value(
+                    channel_kind, channel_value, household.default_region
+                ),
+            )
+        except ValueError as error:
+            raise ValidationError({"channel_value": str(error)}) from error
+    found = []
+    # A channel lookup is about contacts; in auto mode it must not list every
+    # household member just because no query was given.
+    if source == "household" or (source == "auto" and (parsed or not channel)):
+        found.append(
+            find_household_people(
+                household=household, query=parsed, role=role, limit=limit
+            )
+        )
+    contacts = None
+    if source in ("contacts", "auto"):
+        contacts = find_contacts(
+            household=household,
+            query=parsed,
+            kind=kind,
+            statuses=DEFAULT_CONTACT_STATUSES if status == "any" else (status,),
+            channel=channel,
+            limit=limit,
+        )
+        found.append(contacts)
+    rows, count = merge_found(found, limit=limit)
+    card = None
+    if contacts is not None and contacts.count > 1:
+        card = CardRequest(
+            kind="contact_picker",
+            payload={
+                "query": query,
+                "ranked": False,
+                "picks": [
+                    {"contact_id": match.row["id"]} for match in contacts.matches
+                ],
+            },
+        )
+    return Answer({"results": rows, "count": count, "ambiguous": count > 1}, card)

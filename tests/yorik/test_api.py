@@ -1,0 +1,188 @@
+import jsonschema
+import pytest
+
+from household.models import MembershipStatus
+from tests.builders import build_member
+
+
+def test_skill_list_holds_manifests_with_the_spec_keys(api):
+    response = api.get("/api/skills/")
+
+    assert response.status_code == 200
+    manifests = {m["name"]: m for m in response.json()["skills"]}
+    find_person = manifests["find_person"]
+    assert set(find_person) == {
+        "name",
+        "description",
+        "when_to_use",
+        "inputs",
+        "outputs",
+        "cost",
+        "permissions",
+        "side_effects",
+        "tags",
+    }
+    assert find_person["inputs"]["source"] == {
+        "required": False,
+        "type": "string",
+        "enum": ["auto", "household", "contacts"],
+        "default": "auto",
+        "description": find_person["inputs"]["source"]["description"],
+    }
+    assert find_person["inputs"]["limit"]["default"] == 10
+    assert find_person["inputs"]["limit"]["maximum"] == 50
+    assert set(find_person["outputs"]) >= {"results", "count", "ambiguous"}
+
+
+def test_one_manifest(api):
+    response = api.get("/api/skills/find_person/")
+
+    assert response.status_code == 200
+    assert response.json()["permissions"] == ["admin", "member", "restricted"]
+
+
+def test_unknown_skill_is_404_in_json(api):
+    response = api.get("/api/skills/make_coffee/")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    assert api.call("make_coffee").json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("flavor", ["openai", "anthropic"])
+def test_tools_are_valid_function_definitions(api, flavor):
+    response = api.get("/api/skills/tools/", flavor=flavor)
+
+    assert response.status_code == 200
+    tools = response.json()["tools"]
+    assert tools
+    for tool in tools:
+        if flavor == "openai":
+            assert tool["type"] == "function"
+            definition = tool["function"]
+            schema = definition["parameters"]
+        else:
+            definition = tool
+            schema = tool["input_schema"]
+        assert set(definition) >= {"name", "description"}
+        assert "When to use" in definition["description"]
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object"
+        assert schema["additionalProperties"] is False
+
+
+def test_tools_parameters_validate_what_the_api_accepts(api):
+    tools = {
+        t["function"]["name"]: t for t in api.get("/api/skills/tools/").json()["tools"]
+    }
+    schema = tools["find_person"]["function"]["parameters"]
+
+    jsonschema.validate({"query": "Hans", "source": "contacts", "limit": 5}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"query": "Hans", "limit": 51}, schema)
+
+
+def test_unknown_flavor_is_invalid_input(api):
+    response = api.get("/api/skills/tools/", flavor="cohere")
+
+    assert response.status_code == 400
+    assert "flavor" in response.json()["error"]["fields"]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [None, "Bearer", "Bearer nope", "Token abc", "Bearer a b"],
+)
+def test_missing_or_malformed_tokens_are_401(client, db, header):
+    extra = {"HTTP_AUTHORIZATION": header} if header else {}
+
+    response = client.get("/api/skills/", **extra)
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unauthorized"
+    assert response["WWW-Authenticate"] == "Bearer"
+
+
+def test_revoked_token_is_401(api):
+    from yorik.tokens import revoke_tokens
+
+    revoke_tokens(profile=api.membership.profile)
+
+    assert api.get("/api/skills/").status_code == 401
+
+
+def test_removed_member_and_deleted_profile_cannot_call(api_as, household):
+    from django.utils import timezone
+
+    removed = api_as(build_member(household, "rita", status=MembershipStatus.REMOVED))
+    deleted_membership = build_member(household, "dora")
+    deleted = api_as(deleted_membership)
+    deleted_membership.profile.deleted_at = timezone.now()
+    deleted_membership.profile.save()
+
+    assert removed.call("find_person", {"query": "x"}).status_code == 401
+    assert deleted.call("find_person", {"query": "x"}).status_code == 401
+
+
+def test_non_json_body_is_invalid_input(api):
+    response = api.call("find_person", "{not json")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_input"
+
+
+def test_body_that_is_not_an_object_is_invalid_input(api):
+    response = api.call("find_person", ["Hans"])
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_input"
+
+
+def test_unknown_keys_wrong_types_and_ranges_are_rejected(api):
+    response = api.call("find_person", {"query": 5, "limit": 51, "colour": "red"})
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_input"
+    assert set(error["fields"]) == {"query", "limit", "colour"}
+    assert "colour" in error["message"]
+
+
+def test_get_on_a_call_endpoint_is_a_json_405(api):
+    response = api.get("/api/skills/find_person/call/")
+
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_unknown_api_path_is_a_json_404(api):
+    response = api.get("/api/nothing-here/")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_throttling_answers_429_per_token(api, api_as, household, monkeypatch):
+    from yorik.throttling import TokenRateThrottle
+
+    monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {"skills": "2/min"})
+    other = api_as(build_member(household, "jonas"))
+
+    statuses = [api.get("/api/skills/").status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]
+    throttled = api.get("/api/skills/")
+    assert throttled.json()["error"]["code"] == "throttled"
+    assert "Retry-After" in throttled
+    assert other.get("/api/skills/").status_code == 200
+
+
+def test_openapi_schema_documents_each_skill(client, db):
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
+
+    assert response.status_code == 200
+    schema = response.json()
+    operation = schema["paths"]["/api/skills/find_person/call/"]["post"]
+    assert operation["operationId"] == "call_find_person"
+    assert "requestBody" in operation
+    assert "200" in operation["responses"]

@@ -1,0 +1,175 @@
+"""The agent API: list skills, export them as tools, and call them."""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from yorik.cards import card_link, create_card
+from yorik.registry import Skill, get_skill, skills_for_tier
+from yorik.throttling import TokenRateThrottle
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = inline_serializer(
+        "ErrorDetail",
+        fields={
+            "code": serializers.CharField(),
+            "message": serializers.CharField(),
+            "fields": serializers.DictField(
+                child=serializers.ListField(child=serializers.CharField()),
+                required=False,
+            ),
+        },
+    )
+
+
+ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 429)}
+
+
+class AgentApiView(APIView):
+    """A view of the agent API, throttled per token."""
+
+    throttle_classes = [TokenRateThrottle]
+    throttle_scope = "skills"
+
+
+def allowed_skill(request: Request, name: str) -> Skill:
+    """Return the named skill if the caller's tier may call it, else raise."""
+    found = get_skill(name)
+    if found is None:
+        raise exceptions.NotFound(f"No skill named {name!r}.")
+    if request.user.tier not in found.permissions:
+        raise exceptions.PermissionDenied(
+            f"Skill {name!r} is not available to the {request.user.tier} tier."
+        )
+    return found
+
+
+ManifestSerializer = inline_serializer(
+    "SkillManifest",
+    fields={
+        "name": serializers.CharField(),
+        "description": serializers.CharField(),
+        "when_to_use": serializers.CharField(),
+        "inputs": serializers.DictField(),
+        "outputs": serializers.DictField(),
+        "cost": serializers.CharField(),
+        "permissions": serializers.ListField(child=serializers.CharField()),
+        "side_effects": serializers.CharField(),
+        "tags": serializers.ListField(child=serializers.CharField()),
+    },
+)
+
+
+class SkillListView(AgentApiView):
+    @extend_schema(
+        operation_id="list_skills",
+        summary="The skills the caller may call, as manifests",
+        responses={
+            200: inline_serializer(
+                "SkillList", fields={"skills": ManifestSerializer.__class__(many=True)}
+            ),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        manifests = [s.manifest() for s in skills_for_tier(request.user.tier)]
+        return Response({"skills": manifests})
+
+
+class SkillDetailView(AgentApiView):
+    @extend_schema(
+        operation_id="get_skill",
+        summary="One skill's manifest",
+        responses={200: ManifestSerializer, **ERRORS},
+    )
+    def get(self, request: Request, name: str) -> Response:
+        return Response(allowed_skill(request, name).manifest())
+
+
+class FlavorSerializer(serializers.Serializer):
+    flavor = serializers.ChoiceField(["openai", "anthropic"], default="openai")
+
+
+class ToolListView(AgentApiView):
+    @extend_schema(
+        operation_id="list_tools",
+        summary="The caller's skills as function-calling tool definitions",
+        parameters=[
+            OpenApiParameter("flavor", enum=["openai", "anthropic"], default="openai")
+        ],
+        responses={
+            200: inline_serializer(
+                "ToolList", fields={"tools": serializers.ListField()}
+            ),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = FlavorSerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        flavor = query.validated_data["flavor"]
+        tools = [s.tool(flavor) for s in skills_for_tier(request.user.tier)]
+        return Response({"tools": tools})
+
+
+class SkillCallView(AgentApiView):
+    """Validate the inputs, run the skill, add the card it emits."""
+
+    skill_name: str | None = None
+
+    def post(self, request: Request, name: str | None = None) -> Response:
+        found = allowed_skill(request, self.skill_name or name or "")
+        if not isinstance(request.data, dict):
+            raise exceptions.ValidationError(
+                {"": ["The body must be a JSON object of the skill's inputs."]}
+            )
+        inputs = found.input_serializer(data=request.data)
+        inputs.is_valid(raise_exception=True)
+        answer = found.run(request.user, **inputs.validated_data)
+        data: dict[str, Any] = dict(answer.data)
+        if answer.card is not None:
+            card = create_card(
+                household=request.user.household,
+                kind=answer.card.kind,
+                payload=answer.card.payload,
+                created_by=request.user.profile,
+                pick_to_chat=answer.card.pick_to_chat,
+            )
+            data["card"] = {
+                "id": str(card.pk),
+                "kind": card.kind,
+                "url": request.build_absolute_uri(card_link(card)),
+            }
+        return Response(data)
+
+
+@extend_schema(exclude=True)  # Each skill's own route is documented instead.
+class AnySkillCallView(SkillCallView):
+    """Answer calls to names that have no route of their own: unknown skills."""
+
+
+def skill_call_view(skill: Skill) -> type[SkillCallView]:
+    """Return a call view documented with this skill's request and response."""
+    response = skill.output_serializer
+
+    @extend_schema(
+        operation_id=f"call_{skill.name}",
+        summary=skill.description,
+        description=skill.when_to_use,
+        request=skill.input_serializer,
+        responses={200: response, **ERRORS},
+        tags=["skills"],
+    )
+    def post(self: SkillCallView, request: Request) -> Response:
+        return SkillCallView.post(self, request)
+
+    return type(
+        f"{skill.name.title().replace('_', '')}CallView",
+        (SkillCallView,),
+        {"skill_name": skill.name, "post": post},
+    )

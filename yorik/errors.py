@@ -1,0 +1,90 @@
+"""One JSON error shape for the API: {"error": {"code", "message", "fields"?}}."""
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework import exceptions
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from yorik.serializers import flatten_errors
+
+CODES = {
+    400: "invalid_input",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    429: "throttled",
+}
+
+
+def error_body(code: str, message: str, fields: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if fields:
+        error["fields"] = fields
+    return {"error": error}
+
+
+def field_errors(detail: Any) -> dict[str, list[str]]:
+    """Return DRF error detail as {"path.to[0].field": [messages]}."""
+    fields: dict[str, list[str]] = {}
+    for path, message in flatten_errors(detail):
+        fields.setdefault(path or "non_field_errors", []).append(message)
+    return fields
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Turn every API exception into the JSON error shape of DESIGN §4."""
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}
+        )
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound(str(exc) or None)
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, exceptions.ParseError | exceptions.UnsupportedMediaType):
+        exc = exceptions.ValidationError(
+            {"": [f"The body must be a JSON object: {exc.detail}"]}
+        )
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        exc.status_code = 401
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    code = CODES.get(response.status_code, "error")
+    if isinstance(exc, exceptions.ValidationError):
+        fields = field_errors(exc.detail)
+        body = error_body(code, _summary(fields), fields)
+    else:
+        body = error_body(code, str(exc.detail))
+    response.data = body
+    return response
+
+
+def _summary(fields: dict[str, list[str]]) -> str:
+    parts = [f"{path}: {messages[0]}" for path, messages in fields.items()]
+    return "Invalid input. " + "; ".join(parts)
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse(error_body("not_found", "No such endpoint."), status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse(
+            error_body("server_error", "Something went wrong on our side."), status=500
+        )
+    return defaults.server_error(request)
