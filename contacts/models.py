@@ -185,6 +185,8 @@ class ContactChannel(models.Model):
 
     def normalize_value(self) -> None:
         """Store the value in its normalised form, or raise naming the field."""
+        if self.household_id is None:  # Reported as a missing household instead.
+            return
         try:
             self.value = normalize_channel_value(
                 self.kind, self.value, self.household.default_region

@@ -79,6 +79,8 @@ class PhoneNormalizingModel(models.Model):
         if not self.phone:
             self.phone_nsn = ""
             return
+        if self.household_id is None:  # Reported as a missing household instead.
+            return
         try:
             number = parse_phone(self.phone, self.household.default_region)
         except InvalidPhoneNumber as error:

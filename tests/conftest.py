@@ -3,6 +3,11 @@ import pytest
 from tests.builders import build_household, build_member
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def household(db):
     return build_household("becker")

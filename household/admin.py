@@ -1,0 +1,205 @@
+"""Admin for households, their people, memberships, leads and calendar events."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db import models
+from django.http import HttpRequest
+
+from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.models import (
+    CalendarEvent,
+    Household,
+    Lead,
+    Membership,
+    UserProfile,
+)
+
+
+@admin.register(Household)
+class HouseholdAdmin(admin.ModelAdmin):
+    """Superusers run every household; a household admin edits only their own."""
+
+    list_display = ["name", "slug", "default_region", "language", "created_at"]
+    list_filter = ["language", "default_region"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        household = request_household(request)
+        if household is None:
+            return queryset.none()
+        return queryset.filter(pk=household.pk)
+
+    def _owns(self, request: HttpRequest, obj: Household | None) -> bool:
+        household = request_household(request)
+        return household is not None and (obj is None or obj.pk == household.pk)
+
+    def has_module_permission(self, request: HttpRequest) -> bool:
+        if request.user.is_superuser:
+            return super().has_module_permission(request)
+        return request_household(request) is not None
+
+    def has_view_permission(
+        self, request: HttpRequest, obj: Household | None = None
+    ) -> bool:
+        if request.user.is_superuser:
+            return super().has_view_permission(request, obj)
+        return self._owns(request, obj)
+
+    def has_change_permission(
+        self, request: HttpRequest, obj: Household | None = None
+    ) -> bool:
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        return self._owns(request, obj)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return request.user.is_superuser and super().has_add_permission(request)
+
+    def has_delete_permission(
+        self, request: HttpRequest, obj: Household | None = None
+    ) -> bool:
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: Household | None = None
+    ) -> Sequence[str]:
+        if request.user.is_superuser:
+            return super().get_readonly_fields(request, obj)
+        # The slug names the household in bundles and URLs outside the admin.
+        return [*super().get_readonly_fields(request, obj), "slug"]
+
+    def get_prepopulated_fields(
+        self, request: HttpRequest, obj: Household | None = None
+    ) -> dict[str, Sequence[str]]:
+        if request.user.is_superuser:
+            return super().get_prepopulated_fields(request, obj)
+        return {}
+
+
+class MembershipInline(HouseholdScopedAdmin, admin.StackedInline):
+    model = Membership
+    fields = ["role", "status", "lead_access"]
+    # A profile has one membership: the one in its own household.
+    max_num = 1
+    extra = 1
+
+
+@admin.register(UserProfile)
+class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    list_display = [
+        "username",
+        "first_name",
+        "last_name",
+        "email",
+        "phone",
+        "role",
+        "user",
+        "deleted_at",
+    ]
+    list_filter = [
+        "memberships__role",
+        "memberships__status",
+        ("deleted_at", admin.EmptyFieldListFilter),
+    ]
+    search_fields = ["username", "first_name", "last_name", "email", "phone"]
+    list_select_related = ["user"]
+    fields = [
+        "household",
+        "username",
+        "first_name",
+        "last_name",
+        "email",
+        "phone",
+        "user",
+        "deleted_at",
+        "created_at",
+    ]
+    readonly_fields = ["created_at"]
+    inlines = [MembershipInline]
+
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+        return super().get_queryset(request).prefetch_related("memberships")
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: UserProfile | None = None
+    ) -> Sequence[str]:
+        readonly = super().get_readonly_fields(request, obj)
+        if request.user.is_superuser:
+            return readonly
+        # Logins are shared by the whole site; only superusers link them.
+        return [*readonly, "user"]
+
+    @admin.display(description="role")
+    def role(self, profile: UserProfile) -> str:
+        return ", ".join(
+            membership.get_role_display()
+            for membership in profile.memberships.all()
+            if membership.household_id == profile.household_id
+        )
+
+
+@admin.register(Membership)
+class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    list_display = ["profile", "role", "status", "lead_access", "created_at"]
+    list_filter = ["role", "status", "lead_access"]
+    search_fields = [
+        "profile__username",
+        "profile__first_name",
+        "profile__last_name",
+        "profile__email",
+    ]
+    list_select_related = ["profile"]
+    fields = ["household", "profile", "role", "status", "lead_access"]
+
+
+@admin.register(Lead)
+class LeadAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    list_display = [
+        "first_name",
+        "last_name",
+        "email",
+        "phone",
+        "status",
+        "archived",
+        "owner",
+        "created_at",
+    ]
+    list_filter = ["status", "archived", ("owner", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["first_name", "last_name", "email", "phone"]
+    list_select_related = ["owner__profile"]
+    fields = [
+        "household",
+        "first_name",
+        "last_name",
+        "email",
+        "phone",
+        "status",
+        "archived",
+        "owner",
+    ]
+
+    def formfield_for_foreignkey(
+        self, db_field: models.ForeignKey, request: HttpRequest, **kwargs: Any
+    ) -> forms.Field | None:
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if db_field.name == "owner":
+            # A membership's label is its profile's name.
+            field.queryset = field.queryset.select_related("profile")
+        return field
+
+
+@admin.register(CalendarEvent)
+class CalendarEventAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    list_display = ["title", "starts_at", "ends_at", "location"]
+    list_filter = [("attendees", admin.RelatedOnlyFieldListFilter)]
+    search_fields = ["title", "location"]
+    date_hierarchy = "starts_at"
+    filter_horizontal = ["attendees"]
+    fields = ["household", "title", "starts_at", "ends_at", "location", "attendees"]

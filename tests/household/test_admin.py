@@ -1,0 +1,349 @@
+"""Django admin for household admins: every page shows only their household."""
+
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from compose.models import LetterTemplate
+from contacts.models import Contact, ContactChannel
+from household.models import Membership, UserProfile
+from tests.builders import build_contact, build_member
+from yorik.tokens import issue_token
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture
+def anna(client: Client, admin_membership: Membership) -> Client:
+    """Return a client logged in as the Becker household's admin."""
+    assert client.login(username="anna", password=PASSWORD)
+    return client
+
+
+@pytest.fixture
+def levi_contact(other_household) -> Contact:
+    return build_contact(
+        other_household,
+        "Yossi Levi",
+        channels=[{"kind": "phone", "value": "+972 50 123 4567"}],
+    )
+
+
+def contact_form(display_name: str, **fields: Any) -> dict[str, str]:
+    """Return the POST data of the contact add form with empty inlines."""
+    data = {
+        "display_name": display_name,
+        "first_name": "",
+        "last_name": "",
+        "kind": "person",
+        "status": "active",
+        "relation": "",
+        "tags": "",
+        "notes": "",
+        "last_contacted_at_0": "",
+        "last_contacted_at_1": "",
+    }
+    for prefix in ("aliases", "channels", "addresses"):
+        data |= {
+            f"{prefix}-TOTAL_FORMS": "0",
+            f"{prefix}-INITIAL_FORMS": "0",
+            f"{prefix}-MIN_NUM_FORMS": "0",
+            f"{prefix}-MAX_NUM_FORMS": "1000",
+        }
+    return data | fields
+
+
+def with_phone_channel(data: dict[str, str], value: str) -> dict[str, str]:
+    return data | {
+        "channels-TOTAL_FORMS": "1",
+        "channels-0-kind": "phone",
+        "channels-0-value": value,
+        "channels-0-label": "mobil",
+    }
+
+
+def test_contact_changelist_shows_only_own_household(anna, household, levi_contact):
+    build_contact(household, "Hans Becker")
+
+    response = anna.get(reverse("admin:contacts_contact_changelist"))
+
+    assert response.status_code == 200
+    assert "Hans Becker" in response.text
+    assert "Yossi Levi" not in response.text
+
+
+def test_contact_search_stays_in_own_household(anna, household, levi_contact):
+    build_contact(household, "Hans Becker", aliases=["Onkel Hans"])
+
+    response = anna.get(
+        reverse("admin:contacts_contact_changelist"), {"q": "Hans Levi"}
+    )
+    own = anna.get(reverse("admin:contacts_contact_changelist"), {"q": "Onkel"})
+
+    assert "Yossi Levi" not in response.text
+    assert "Hans Becker" in own.text
+
+
+@pytest.mark.parametrize("view", ["change", "delete", "history"])
+def test_other_households_contact_pages_are_out_of_reach(anna, levi_contact, view):
+    url = reverse(f"admin:contacts_contact_{view}", args=[levi_contact.pk])
+
+    response = anna.get(url)
+    followed = anna.get(url, follow=True)
+
+    assert response.status_code in {302, 404}
+    if response.status_code == 302:
+        assert response.url == reverse("admin:index")
+    assert "Yossi" not in followed.text
+    assert "Levi" not in followed.text
+
+
+def test_other_households_contact_cannot_be_deleted(anna, levi_contact):
+    anna.post(
+        reverse("admin:contacts_contact_changelist"),
+        {
+            "action": "delete_selected",
+            "_selected_action": [levi_contact.pk],
+            "post": "yes",
+        },
+    )
+
+    assert Contact.objects.filter(pk=levi_contact.pk).exists()
+
+
+def test_add_contact_normalises_inline_phone_and_refreshes_search(anna, household):
+    data = with_phone_channel(contact_form("Jürgen Müller"), "030 1234567")
+
+    response = anna.post(reverse("admin:contacts_contact_add"), data)
+
+    assert response.status_code == 302
+    contact = Contact.objects.get()
+    assert contact.household == household
+    channel = contact.channels.get()
+    assert (channel.value, channel.household) == ("+49301234567", household)
+    assert "jurgen muller" in contact.search_text
+    assert contact.phone_digits == "301234567"
+
+
+def test_invalid_inline_phone_is_a_form_error(anna, household):
+    data = with_phone_channel(contact_form("Hans Becker"), "call me")
+
+    response = anna.post(reverse("admin:contacts_contact_add"), data)
+
+    assert response.status_code == 200
+    assert "not a phone number for region DE" in response.text
+    assert not Contact.objects.exists()
+    assert not ContactChannel.objects.exists()
+
+
+def test_household_cannot_be_chosen_by_a_household_admin(
+    anna, household, other_household
+):
+    data = contact_form("Hans Becker", household=str(other_household.pk))
+
+    add_page = anna.get(reverse("admin:contacts_contact_add"))
+    anna.post(reverse("admin:contacts_contact_add"), data)
+
+    assert 'name="household"' not in add_page.text
+    assert "Levi family" not in add_page.text
+    assert Contact.objects.get().household == household
+
+
+def test_editing_inlines_refreshes_search_columns(anna, household):
+    contact = build_contact(household, "Hans Becker")
+    data = contact_form(
+        "Hans Becker",
+        **{
+            "aliases-TOTAL_FORMS": "1",
+            "aliases-0-name": "Onkel Hans",
+        },
+    )
+
+    response = anna.post(
+        reverse("admin:contacts_contact_change", args=[contact.pk]), data
+    )
+
+    assert response.status_code == 302
+    contact.refresh_from_db()
+    assert contact.search_text == "hans becker onkel hans"
+    assert contact.aliases.get().household == household
+
+
+def test_lead_owner_choices_are_own_households_memberships(
+    anna, household, other_household
+):
+    build_member(household, "ben", last_name="Becker")
+    build_member(other_household, "yossi", last_name="Levi")
+
+    response = anna.get(reverse("admin:household_lead_add"))
+
+    assert response.status_code == 200
+    assert "Ben Becker (Member)" in response.text
+    assert "Yossi" not in response.text
+
+
+def test_add_profile_with_membership_inline(anna, household):
+    data = {
+        "username": "ben",
+        "first_name": "Ben",
+        "last_name": "Becker",
+        "email": "",
+        "phone": "030 1234567",
+        "deleted_at_0": "",
+        "deleted_at_1": "",
+        "memberships-TOTAL_FORMS": "1",
+        "memberships-INITIAL_FORMS": "0",
+        "memberships-MIN_NUM_FORMS": "0",
+        "memberships-MAX_NUM_FORMS": "1",
+        "memberships-0-role": "member",
+        "memberships-0-status": "active",
+        "memberships-0-lead_access": "own",
+    }
+
+    response = anna.post(reverse("admin:household_userprofile_add"), data)
+
+    assert response.status_code == 302
+    profile = UserProfile.objects.get(username="ben")
+    assert (profile.household, profile.phone) == (household, "+49301234567")
+    membership = profile.memberships.get()
+    assert (membership.household, membership.lead_access) == (household, "own")
+
+
+def test_duplicate_template_id_is_a_form_error(anna, household, other_household):
+    LetterTemplate.objects.create(
+        household=other_household,
+        template_id="kuendigung",
+        title="Levi letter",
+        body="…",
+        recipient_fields=["line1", "city"],
+    )
+    data = {
+        "title": "Kündigung",
+        "template_id": "kuendigung",
+        "language": "de",
+        "recipient_fields": ["line1", "postcode", "city"],
+        "body": "Sehr geehrte Damen und Herren",
+    }
+
+    first = anna.post(reverse("admin:compose_lettertemplate_add"), data)
+    second = anna.post(reverse("admin:compose_lettertemplate_add"), data)
+
+    assert first.status_code == 302
+    assert second.status_code == 200
+    assert "already exists" in second.text
+    assert LetterTemplate.objects.filter(household=household).count() == 1
+
+
+def test_revoke_action_revokes_only_own_tokens(anna, admin_membership, other_household):
+    own, _ = issue_token(profile=admin_membership.profile)
+    yossi = build_member(other_household, "yossi")
+    theirs, _ = issue_token(profile=yossi.profile)
+
+    changelist = anna.get(reverse("admin:yorik_apitoken_changelist"))
+    anna.post(
+        reverse("admin:yorik_apitoken_changelist"),
+        {"action": "revoke", "_selected_action": [own.pk, theirs.pk]},
+    )
+
+    assert own.prefix in changelist.text
+    assert theirs.prefix not in changelist.text
+    own.refresh_from_db()
+    theirs.refresh_from_db()
+    assert own.revoked_at is not None
+    assert theirs.revoked_at is None
+
+
+def test_household_admin_sees_only_own_household(anna, household, other_household):
+    changelist = anna.get(reverse("admin:household_household_changelist"))
+    other = anna.get(
+        reverse("admin:household_household_change", args=[other_household.pk])
+    )
+
+    assert "Familie Becker" in changelist.text
+    assert "Levi family" not in changelist.text
+    assert other.status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("role", "status", "deleted"),
+    [
+        ("member", "active", False),
+        ("admin", "paused", False),
+        ("admin", "active", True),
+    ],
+)
+def test_staff_user_who_administers_no_household_sees_nothing(
+    client, household, role, status, deleted
+):
+    membership = build_member(household, "ben", role=role, status=status)
+    user = membership.profile.user
+    user.is_staff = True
+    user.save()
+    if deleted:
+        UserProfile.objects.filter(pk=membership.profile_id).update(
+            deleted_at="2025-01-01T00:00:00Z"
+        )
+    build_contact(household, "Hans Becker")
+    client.force_login(user)
+
+    index = client.get(reverse("admin:index"))
+    changelist = client.get(reverse("admin:contacts_contact_changelist"))
+
+    assert index.status_code == 200
+    assert reverse("admin:contacts_contact_changelist") not in index.text
+    assert changelist.status_code == 403
+
+
+def test_household_admin_index_lists_household_models_only(anna):
+    response = anna.get(reverse("admin:index"))
+
+    assert reverse("admin:contacts_contact_changelist") in response.text
+    assert reverse("admin:household_lead_changelist") in response.text
+    assert reverse("admin:yorik_card_changelist") not in response.text
+    assert reverse("admin:auth_user_changelist") not in response.text
+
+
+def test_superuser_sees_every_household(client, household, levi_contact):
+    build_contact(household, "Hans Becker")
+    superuser = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    client.force_login(superuser)
+
+    contacts = client.get(reverse("admin:contacts_contact_changelist"))
+    other = client.get(reverse("admin:contacts_contact_change", args=[levi_contact.pk]))
+    cards = client.get(reverse("admin:yorik_card_changelist"))
+
+    assert "Hans Becker" in contacts.text
+    assert "Yossi Levi" in contacts.text
+    assert other.status_code == 200
+    assert 'name="household"' not in other.text
+    assert cards.status_code == 200
+
+
+def test_superuser_picks_the_household_of_a_new_contact(client, other_household):
+    superuser = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    client.force_login(superuser)
+    data = with_phone_channel(
+        contact_form("Yossi Levi", household=str(other_household.pk)), "050-1234567"
+    )
+
+    response = client.post(reverse("admin:contacts_contact_add"), data)
+
+    assert response.status_code == 302
+    contact = Contact.objects.get()
+    assert contact.household == other_household
+    assert contact.channels.get().value == "+972501234567"
+
+
+def test_superuser_without_household_gets_a_form_error(client, db):
+    superuser = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    client.force_login(superuser)
+    data = with_phone_channel(contact_form("Hans Becker"), "030 1234567")
+
+    response = client.post(reverse("admin:contacts_contact_add"), data)
+
+    assert response.status_code == 200
+    assert "This field is required." in response.text
+    assert not Contact.objects.exists()
