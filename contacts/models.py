@@ -55,6 +55,12 @@ class Contact(models.Model):
     tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
     notes = models.TextField(blank=True)
     last_contacted_at = models.DateTimeField(null=True, blank=True)
+    vcard_uid = models.CharField(
+        "vCard UID",
+        max_length=255,
+        blank=True,
+        help_text="UID of the vCard this contact was imported from.",
+    )
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
     phone_digits = models.TextField(blank=True, editable=False)
@@ -66,6 +72,11 @@ class Contact(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["household", "ref"], name="contact_ref_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["household", "vcard_uid"],
+                condition=~models.Q(vcard_uid=""),
+                name="contact_vcard_uid_unique",
             ),
             models.CheckConstraint(
                 condition=models.Q(kind__in=ContactKind.values),

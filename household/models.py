@@ -303,6 +303,11 @@ class CalendarEvent(models.Model):
     starts_at = models.DateTimeField()
     ends_at = models.DateTimeField(null=True, blank=True)
     location = models.CharField(max_length=300, blank=True)
+    source_uid = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Where an imported event came from (iCalendar UID and start).",
+    )
     attendees = models.ManyToManyField(
         UserProfile, blank=True, related_name="calendar_events"
     )
@@ -314,6 +319,11 @@ class CalendarEvent(models.Model):
                 condition=models.Q(ends_at__isnull=True)
                 | models.Q(ends_at__gte=models.F("starts_at")),
                 name="event_ends_after_start",
+            ),
+            models.UniqueConstraint(
+                fields=["household", "source_uid"],
+                condition=~models.Q(source_uid=""),
+                name="event_source_uid_unique",
             ),
         ]
         indexes = [models.Index(fields=["household", "starts_at"])]
