@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('contacts', '0002_sort_name'),
-        ('household', '0003_vcard_uid'),
+        ('household', '0003_event_source_uid'),
     ]
 
     operations = [
