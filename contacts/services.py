@@ -1,6 +1,7 @@
 """Writes to the address book."""
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import groupby
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -10,6 +11,7 @@ from contacts.models import Address, ChannelKind, Contact, ContactAlias, Contact
 from household.models import Household
 from people_search.names import search_document
 from people_search.phones import InvalidPhoneNumber, parse_phone
+from people_search.services import index_contacts
 
 
 @transaction.atomic
@@ -43,6 +45,10 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
             if channel.kind == ChannelKind.PHONE
         )
     Contact.objects.bulk_update(contacts, ["search_text", "phone_digits"])
+    by_household = sorted(contacts, key=lambda contact: contact.household_id)
+    for _, group in groupby(by_household, key=lambda contact: contact.household_id):
+        group = list(group)
+        index_contacts(household=group[0].household, contact_ids=[c.pk for c in group])
 
 
 def _national_digits(e164: str, region: str) -> str:

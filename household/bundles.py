@@ -33,9 +33,9 @@ from household.models import (
     Membership,
     MembershipStatus,
     Role,
-    UserProfile,
     validate_region,
 )
+from household.services import create_lead, create_member
 from people_search.phones import InvalidPhoneNumber, parse_phone
 from yorik.serializers import StrictSerializer, flatten_errors
 
@@ -375,39 +375,17 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
     Household.objects.filter(slug=data["household"]["slug"]).delete()
     household = Household.objects.create(**data["household"])
 
-    memberships = {}
-    User = get_user_model()
-    for person in data["people"]:
-        role, status, lead_access = (
-            person.pop("role"),
-            person.pop("status"),
-            person.pop("lead_access"),
-        )
-        user = None
-        if role != Role.CHILD:
-            user, created = User.objects.get_or_create(username=person["username"])
-            if created:
-                user.set_unusable_password()
-            user.first_name = person["first_name"]
-            user.last_name = person["last_name"]
-            user.email = person["email"]
-            user.is_staff = role == Role.ADMIN
-            user.save()
-        profile = UserProfile.objects.create(household=household, user=user, **person)
-        memberships[profile.username] = Membership.objects.create(
-            household=household,
-            profile=profile,
-            role=role,
-            status=status,
-            lead_access=lead_access,
-        )
+    memberships = {
+        person["username"]: create_member(household=household, **person)
+        for person in data["people"]
+    }
 
     for contact in data["contacts"]:
         create_contact(household=household, **contact)
 
     for lead in data["leads"]:
         owner = lead.pop("owner")
-        household.leads.create(owner=memberships.get(owner) if owner else None, **lead)
+        create_lead(household=household, owner=memberships.get(owner), **lead)
 
     for event in data["calendar_events"]:
         attendees = event.pop("attendees")

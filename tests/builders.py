@@ -2,11 +2,12 @@
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
-
 from contacts.models import Contact
 from contacts.services import create_contact
-from household.models import Household, Membership, UserProfile
+from household.models import Household, Lead, Membership
+from household.services import create_lead, create_member
+
+PASSWORD = "correct-horse-battery"
 
 
 def build_household(slug: str = "becker", **fields: Any) -> Household:
@@ -23,28 +24,23 @@ def build_member(
     role: str = "member",
     status: str = "active",
     lead_access: str = "none",
-    login: bool = True,
     **fields: Any,
 ) -> Membership:
     """Create a person with a membership, and a login unless they are a child."""
-    user = None
-    if login and role != "child":
-        user = get_user_model().objects.create_user(
-            username=username,
-            password="correct-horse-battery",
-            is_staff=role == "admin",
-        )
     fields.setdefault("first_name", username.title())
-    profile = UserProfile(household=household, user=user, username=username, **fields)
-    profile.full_clean()
-    profile.save()
-    return Membership.objects.create(
+    return create_member(
         household=household,
-        profile=profile,
+        username=username,
         role=role,
         status=status,
         lead_access=lead_access,
+        password=PASSWORD if role != "child" else None,
+        **fields,
     )
+
+
+def build_lead(household: Household, first_name: str, **fields: Any) -> Lead:
+    return create_lead(household=household, first_name=first_name, **fields)
 
 
 def build_contact(household: Household, display_name: str, **fields: Any) -> Contact:

@@ -1,0 +1,63 @@
+"""Writes of the household's people and leads."""
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from household.models import Household, Lead, Membership, Role, UserProfile
+from people_search.services import index_leads, index_members
+
+
+@transaction.atomic
+def create_member(
+    *,
+    household: Household,
+    username: str,
+    role: str = Role.MEMBER,
+    status: str = "active",
+    lead_access: str = "none",
+    password: str | None = None,
+    **profile_fields: Any,
+) -> Membership:
+    """Create a person of the household with their membership.
+
+    Everyone but a managed child gets a login of the same name (reused if it
+    exists without a profile); household admins are staff so they can use the
+    admin. Without a password the login cannot sign in until one is set.
+    """
+    user = None
+    if role != Role.CHILD:
+        user, _ = get_user_model().objects.get_or_create(username=username)
+        if password is None:
+            user.set_unusable_password()
+        else:
+            user.set_password(password)
+        user.first_name = profile_fields.get("first_name", "")
+        user.last_name = profile_fields.get("last_name", "")
+        user.email = profile_fields.get("email", "")
+        user.is_staff = role == Role.ADMIN
+        user.save()
+    profile = UserProfile(
+        household=household, user=user, username=username, **profile_fields
+    )
+    profile.full_clean(exclude=["user"])
+    profile.save()
+    membership = Membership.objects.create(
+        household=household,
+        profile=profile,
+        role=role,
+        status=status,
+        lead_access=lead_access,
+    )
+    index_members(household=household, membership_ids=[membership.pk])
+    return membership
+
+
+def create_lead(*, household: Household, **fields: Any) -> Lead:
+    """Create a lead of the household and embed its name."""
+    lead = Lead(household=household, **fields)
+    lead.full_clean()
+    lead.save()
+    index_leads(household=household, lead_ids=[lead.pk])
+    return lead
