@@ -108,7 +108,7 @@ class PersonPart(StrictSerializer):
     status = serializers.ChoiceField(
         MembershipStatus.choices, default=MembershipStatus.ACTIVE
     )
-    lead_access = serializers.ChoiceField(LeadAccess.choices, default=LeadAccess.NONE)
+    lead_access = serializers.ChoiceField(LeadAccess.choices, required=False)
     deleted_at = serializers.DateTimeField(allow_null=True, default=None)
 
 

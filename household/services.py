@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from household.models import Household, Lead, Membership, Role, UserProfile
+from household.models import Household, Lead, LeadAccess, Membership, Role, UserProfile
 from people_search.services import index_leads, index_members
 
 
@@ -16,7 +16,7 @@ def create_member(
     username: str,
     role: str = Role.MEMBER,
     status: str = "active",
-    lead_access: str = "none",
+    lead_access: str | None = None,
     password: str | None = None,
     **profile_fields: Any,
 ) -> Membership:
@@ -25,7 +25,10 @@ def create_member(
     Everyone but a managed child gets a login of the same name (reused if it
     exists without a profile); household admins are staff so they can use the
     admin. Without a password the login cannot sign in until one is set.
+    Admins see every lead unless told otherwise; others see none.
     """
+    if lead_access is None:
+        lead_access = LeadAccess.ALL if role == Role.ADMIN else LeadAccess.NONE
     user = None
     if role != Role.CHILD:
         user, _ = get_user_model().objects.get_or_create(username=username)

@@ -16,7 +16,7 @@ class Subject(models.TextChoices):
 
 
 class NameEmbedding(models.Model):
-    """The embedding of one member's, lead's or contact's name.
+    """The embedding of a member's, lead's or contact's name, or of one of its words.
 
     A vector is 1 KB; kept out of the hot tables, it does not slow every scan
     of contacts or memberships that never looks at it.
@@ -25,13 +25,15 @@ class NameEmbedding(models.Model):
     household = models.ForeignKey(Household, on_delete=models.CASCADE)
     subject = models.CharField(max_length=8, choices=Subject.choices)
     subject_id = models.BigIntegerField()
-    name = models.CharField(max_length=300, help_text="The folded name embedded.")
+    name = models.CharField(
+        max_length=300, help_text="The folded name, or word of it, embedded."
+    )
     embedding = VectorField(dimensions=DIMENSIONS)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["subject", "subject_id"], name="name_embedding_unique"
+                fields=["subject", "subject_id", "name"], name="name_embedding_unique"
             ),
             models.CheckConstraint(
                 condition=models.Q(subject__in=Subject.values),

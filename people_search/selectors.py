@@ -5,12 +5,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import Count, F, OuterRef, QuerySet, Window
+from django.db.models import Case, Count, F, OuterRef, Q, QuerySet, When, Window
 from django.db.models.functions import JSONObject
 
 from contacts.models import Address, Contact, ContactChannel, ContactStatus
-from household.models import Household, Membership, MembershipStatus
-from people_search.matching import Query, matches, name_rank
+from household.models import Household, Lead, LeadAccess, Membership, MembershipStatus
+from people_search.matching import Query, matches, name_rank, parse_query
+from people_search.models import Subject
+from people_search.names import fold_name, search_document
+from people_search.similar import find_similar_names
 
 DEFAULT_CONTACT_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 
@@ -185,3 +188,155 @@ def find_household_people(
             "email": value["profile__email"],
         },
     )
+
+
+MAX_HITS = 8
+FIRST_ROWS = 24
+MIN_QUERY_LENGTH = 2
+
+
+@dataclass(frozen=True)
+class PeopleResults:
+    members: list[dict[str, Any]]
+    leads: list[dict[str, Any]]
+
+
+def visible_leads(*, actor: Membership) -> QuerySet:
+    """Return the leads the actor may see: decided by their lead_access alone."""
+    leads = Lead.objects.filter(household_id=actor.household_id)
+    if actor.lead_access == LeadAccess.ALL:
+        return leads
+    if actor.lead_access == LeadAccess.OWN:
+        return leads.filter(owner=actor)
+    return leads.none()
+
+
+def search_people(
+    *, household: Household, actor: Membership, query: str
+) -> PeopleResults:
+    """Return the members and leads a query finds, as the actor may see them.
+
+    Text, phone and similar-name matches; literal matches first, similar
+    names after, each by name; at most 8 per group out of the first 24 rows.
+    """
+    parsed = parse_query(query, region=household.default_region)
+    if len(parsed.text) < MIN_QUERY_LENGTH:
+        return PeopleResults(members=[], leads=[])
+    similar: dict[str, set[int]] = {Subject.MEMBER: set(), Subject.LEAD: set()}
+    if parsed.has_letter and not parsed.looks_like_email:
+        for candidate in find_similar_names(
+            household=household,
+            name=parsed.text,
+            subjects=[Subject.MEMBER, Subject.LEAD],
+        ):
+            similar[candidate.subject].add(candidate.subject_id)
+
+    members = Membership.objects.filter(
+        household=household, profile__deleted_at__isnull=True
+    ).exclude(status=MembershipStatus.REMOVED)
+    member_rows = _people_hits(
+        members,
+        parsed,
+        similar_ids=similar[Subject.MEMBER],
+        prefix="profile__",
+        fields=["profile_id", "role", "status"],
+        to_row=lambda value, match: {
+            "kind": "member",
+            "membership_id": value["pk"],
+            "profile_id": value["profile_id"],
+            "name": _full_name(
+                value["profile__first_name"], value["profile__last_name"]
+            )
+            or value["profile__username"],
+            "email": value["profile__email"],
+            "phone": value["profile__phone"],
+            "role": value["role"],
+            "status": value["status"],
+            "match": match,
+        },
+        extra_fields=["profile__username"],
+    )
+    lead_rows = []
+    if actor.lead_access != LeadAccess.NONE:
+        lead_rows = _people_hits(
+            visible_leads(actor=actor),
+            parsed,
+            similar_ids=similar[Subject.LEAD],
+            prefix="",
+            fields=["status", "archived"],
+            to_row=lambda value, match: {
+                "kind": "lead",
+                "lead_id": value["pk"],
+                "name": _full_name(value["first_name"], value["last_name"])
+                or value["email"],
+                "email": value["email"],
+                "phone": value["phone"],
+                "status": value["status"],
+                "archived": value["archived"],
+                "match": match,
+            },
+        )
+    return PeopleResults(members=member_rows, leads=lead_rows)
+
+
+def _full_name(first: str, last: str) -> str:
+    return " ".join(part for part in (first, last) if part)
+
+
+def _people_hits(
+    queryset: QuerySet,
+    query: Query,
+    *,
+    similar_ids: set[int],
+    prefix: str,
+    fields: list[str],
+    to_row: Callable[[dict[str, Any], str], dict[str, Any]],
+    extra_fields: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Return up to 8 hits of one group, literal matches before similar names."""
+    literal = matches(
+        query, text_field=f"{prefix}search_text", phone_field=f"{prefix}phone_nsn"
+    )
+    similar = Q(pk__in=similar_ids)
+    if query.has_letter and not query.looks_like_email and query.folded:
+        # Trigram word similarity catches typos the embedding misses.
+        similar |= Q(**{f"{prefix}search_text__trigram_word_similar": query.folded})
+    values = list(
+        queryset.filter(literal | similar)
+        .annotate(is_literal=Case(When(literal, then=True), default=False))
+        .order_by("-is_literal", f"{prefix}sort_name", "pk")
+        .values(
+            "pk",
+            "is_literal",
+            f"{prefix}first_name",
+            f"{prefix}last_name",
+            f"{prefix}email",
+            f"{prefix}phone",
+            f"{prefix}phone_nsn",
+            *fields,
+            *extra_fields,
+        )[:FIRST_ROWS]
+    )
+    return [
+        to_row(
+            value,
+            _match_kind(query, value, prefix)
+            if value["is_literal"]
+            else "similar_name",
+        )
+        for value in values[:MAX_HITS]
+    ]
+
+
+def _match_kind(query: Query, value: dict[str, Any], prefix: str) -> str:
+    """Return how a literal hit matched: phone, email or name."""
+    if query.phone_digits and query.phone_digits in value[f"{prefix}phone_nsn"]:
+        return "phone"
+    email = fold_name(value[f"{prefix}email"])
+    if email and all(term in email for term in query.terms):
+        names = search_document(
+            value[f"{prefix}first_name"], value[f"{prefix}last_name"]
+        )
+        if not all(term in names for term in query.terms):
+            return "email"
+    return "name"

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from contacts.models import Contact
 from household.models import Household, Lead, Membership, Role
-from people_search.embeddings import EmbeddingError, embedding_provider
+from people_search.embeddings import EmbeddingError, embedding_provider, name_words
 from people_search.models import NameEmbedding, Subject
 from people_search.names import fold_name
 
@@ -77,6 +77,19 @@ def index_household(*, household: Household) -> int:
     return NameEmbedding.objects.filter(household=household).count()
 
 
+def embedded_texts(name: str) -> set[str]:
+    """Return what is embedded for a name: the whole folded name and each word.
+
+    Word vectors let a single name ("Meier") find "Peter Mayer", whose
+    whole-name vector is diluted by the first name.
+    """
+    folded = fold_name(name)
+    if not folded:
+        return set()
+    words = {word for word in name_words(name) if len(word) > 1}
+    return {folded} | (words if len(words) > 1 else set())
+
+
 @transaction.atomic
 def _store(
     *,
@@ -85,43 +98,41 @@ def _store(
     names: dict[int, str],
     dropped: Iterable[int] = (),
 ) -> None:
-    """Upsert embeddings whose folded name changed; delete those of dropped rows."""
-    NameEmbedding.objects.filter(subject=subject, subject_id__in=list(dropped)).delete()
-    folded = {pk: fold_name(name) for pk, name in names.items()}
-    NameEmbedding.objects.filter(
-        subject=subject, subject_id__in=[pk for pk, name in folded.items() if not name]
-    ).delete()
-    stored = dict(
-        NameEmbedding.objects.filter(
-            subject=subject, subject_id__in=list(folded)
-        ).values_list("subject_id", "name")
+    """Make the stored embeddings of these rows match their names."""
+    wanted = {(pk, text) for pk, name in names.items() for text in embedded_texts(name)}
+    rows = NameEmbedding.objects.filter(
+        subject=subject, subject_id__in=[*names, *dropped]
     )
-    changed = {
-        pk: name for pk, name in folded.items() if name and stored.get(pk) != name
-    }
-    if not changed:
+    stored = set(rows.values_list("subject_id", "name"))
+    stale = stored - wanted
+    if stale:
+        rows.filter(
+            pk__in=[
+                pk
+                for pk, subject_id, name in rows.values_list("pk", "subject_id", "name")
+                if (subject_id, name) in stale
+            ]
+        ).delete()
+    missing = sorted(wanted - stored)
+    if not missing:
         return
+    texts = sorted({text for _, text in missing})
     try:
-        vectors = embedding_provider().embed([names[pk] for pk in changed])
+        vectors = dict(zip(texts, embedding_provider().embed(texts), strict=True))
     except EmbeddingError:
         # Similar-name search degrades to text and phone for these rows until
         # the next write or `manage.py reindex_names`.
         logger.warning(
-            "Could not embed %d %s names.", len(changed), subject, exc_info=True
+            "Could not embed %d %s names.", len(texts), subject, exc_info=True
         )
         return
     NameEmbedding.objects.bulk_create(
-        [
-            NameEmbedding(
-                household=household,
-                subject=subject,
-                subject_id=pk,
-                name=name,
-                embedding=vector,
-            )
-            for (pk, name), vector in zip(changed.items(), vectors, strict=True)
-        ],
-        update_conflicts=True,
-        unique_fields=["subject", "subject_id"],
-        update_fields=["household", "name", "embedding"],
+        NameEmbedding(
+            household=household,
+            subject=subject,
+            subject_id=pk,
+            name=text,
+            embedding=vectors[text],
+        )
+        for pk, text in missing
     )

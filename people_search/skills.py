@@ -1,4 +1,4 @@
-"""Skills that find people: find_person."""
+"""Skills that find people: find_person, people_search and search_anything."""
 
 from typing import Any
 
@@ -12,13 +12,14 @@ from contacts.models import (
     ContactStatus,
     normalize_channel_value,
 )
-from household.models import Role
+from household.models import LeadStatus, MembershipStatus, Role
 from people_search.matching import parse_query
 from people_search.selectors import (
     DEFAULT_CONTACT_STATUSES,
     find_contacts,
     find_household_people,
     merge_found,
+    search_people,
 )
 from yorik.callers import Caller
 from yorik.registry import Answer, CardRequest, skill
@@ -28,6 +29,8 @@ from yorik.serializers import (
     StrictIntegerField,
     StrictSerializer,
 )
+
+MATCHES = ["phone", "email", "name", "similar_name"]
 
 
 class CardSerializer(serializers.Serializer):
@@ -254,3 +257,97 @@ def find_person(
             },
         )
     return Answer({"results": rows, "count": count, "ambiguous": count > 1}, card)
+
+
+class PeopleSearchInput(StrictSerializer):
+    query = StrictCharField(
+        max_length=100,
+        allow_blank=True,
+        help_text=(
+            "A name, an email, a phone number (whole or partial) or a name as it "
+            "sounds. Fewer than 2 characters find nothing; more than 100 are refused."
+        ),
+    )
+
+
+MATCH_HELP = (
+    "How the row was found: phone, email or name (literal), or similar_name "
+    "(a name that sounds or is spelled alike)."
+)
+
+
+class MemberHitSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(["member"])
+    membership_id = serializers.IntegerField()
+    profile_id = serializers.IntegerField()
+    name = serializers.CharField()
+    email = serializers.CharField()
+    phone = serializers.CharField(help_text="E.164, or empty.")
+    role = serializers.ChoiceField(Role.choices)
+    status = serializers.ChoiceField(MembershipStatus.choices)
+    match = serializers.ChoiceField(MATCHES, help_text=MATCH_HELP)
+
+
+class LeadHitSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(["lead"])
+    lead_id = serializers.IntegerField()
+    name = serializers.CharField()
+    email = serializers.CharField()
+    phone = serializers.CharField(help_text="E.164, or empty.")
+    status = serializers.ChoiceField(LeadStatus.choices)
+    archived = serializers.BooleanField()
+    match = serializers.ChoiceField(MATCHES, help_text=MATCH_HELP)
+
+
+PeopleHitSerializer = PolymorphicProxySerializer(
+    component_name="PeopleHit",
+    serializers=[MemberHitSerializer, LeadHitSerializer],
+    resource_type_field_name="kind",
+)
+
+
+class PeopleSearchOutput(serializers.Serializer):
+    items = serializers.ListField(
+        child=PeopleHitSerializer,
+        help_text=(
+            "Members first, then leads; at most 8 of each. Literal matches come "
+            "before similar names, each by name."
+        ),
+    )
+    totalCount = serializers.IntegerField(  # camelCase: the spec names it so
+        help_text="Number of items."
+    )
+    card = CardSerializer(help_text="The people_results card showing the answer.")
+
+
+@skill(
+    name="people_search",
+    description=(
+        "Search the household's members and leads by name, email, phone or a "
+        "similar-sounding name."
+    ),
+    when_to_use="""\
+Use when the user looks for a member of the household (family, staff) or a lead by
+name ("find Dana"), by email, by phone number (whole or partial, any format), or
+spells a name only roughly. The answer is a card: do not read the rows out; the
+card shows names, email · phone, role or lead status and marks similar names.
+Leads appear only as far as the caller's lead access allows.""",
+    input_serializer=PeopleSearchInput,
+    output_serializer=PeopleSearchOutput,
+    cost="2-3 indexed SELECTs (members, leads, similar names)",
+    permissions=["admin", "member", "restricted"],
+    side_effects="Emits a people_results card. No other writes.",
+    tags=["people", "members", "leads", "lookup", "read"],
+)
+def people_search(caller: Caller, *, query: str) -> Answer:
+    found = search_people(
+        household=caller.household, actor=caller.membership, query=query
+    )
+    items = [*found.members, *found.leads]
+    return Answer(
+        {"items": items, "totalCount": len(items)},
+        CardRequest(
+            kind="people_results",
+            payload={"query": query, "members": found.members, "leads": found.leads},
+        ),
+    )

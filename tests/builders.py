@@ -23,7 +23,7 @@ def build_member(
     *,
     role: str = "member",
     status: str = "active",
-    lead_access: str = "none",
+    lead_access: str | None = None,
     **fields: Any,
 ) -> Membership:
     """Create a person with a membership, and a login unless they are a child."""

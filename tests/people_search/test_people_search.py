@@ -1,0 +1,275 @@
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from household.models import MembershipStatus
+from people_search import similar
+from people_search.embeddings import EmbeddingError
+from people_search.models import NameEmbedding
+from tests.builders import build_lead, build_member
+
+
+def search(api, query):
+    response = api.call("people_search", {"query": query})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def hits(body, key="name"):
+    return [(item["kind"], item[key]) for item in body["items"]]
+
+
+@pytest.fixture
+def dana(household, admin_membership):
+    return build_lead(
+        household,
+        "Dana",
+        last_name="Levi",
+        email="dana.levi@example.org",
+        phone="+972 50 123 4567",
+        owner=admin_membership,
+    )
+
+
+def test_text_terms_match_in_any_order(api, dana):
+    assert hits(search(api, "Levi Dana")) == [("lead", "Dana Levi")]
+    assert hits(search(api, "dana, levi")) == [("lead", "Dana Levi")]
+
+
+def test_lead_row_shape(api, dana):
+    body = search(api, "dana")
+
+    assert body["totalCount"] == 1
+    assert body["items"] == [
+        {
+            "kind": "lead",
+            "lead_id": dana.pk,
+            "name": "Dana Levi",
+            "email": "dana.levi@example.org",
+            "phone": "+972501234567",
+            "status": "new",
+            "archived": False,
+            "match": "name",
+        }
+    ]
+
+
+def test_member_row_shape(api, household):
+    jonas = build_member(household, "jonas", last_name="Becker", phone="0171 1234567")
+
+    body = search(api, "jonas")
+
+    assert body["items"] == [
+        {
+            "kind": "member",
+            "membership_id": jonas.pk,
+            "profile_id": jonas.profile.pk,
+            "name": "Jonas Becker",
+            "email": "",
+            "phone": "+491711234567",
+            "role": "member",
+            "status": "active",
+            "match": "name",
+        }
+    ]
+
+
+def test_email_match(api, dana):
+    body = search(api, "dana.levi@example.org")
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [("Dana Levi", "email")]
+
+
+@pytest.mark.parametrize(
+    "typed", ["050-123-4567", "+972 50 123 4567", "0501234567", "050-12", "123 45"]
+)
+def test_phone_queries_in_an_israeli_household(api_as, other_household, typed):
+    admin = build_member(other_household, "yael", role="admin")
+    build_lead(other_household, "Avi", phone="050-123-4567")
+
+    body = search(api_as(admin), typed)
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [("Avi", "phone")]
+
+
+@pytest.mark.parametrize("typed", ["0171 1234567", "+49 171 1234567", "0171-123"])
+def test_phone_queries_in_a_german_household(api, household, typed):
+    build_member(household, "jonas", phone="+49 171 1234567")
+
+    body = search(api, typed)
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [("Jonas", "phone")]
+
+
+def test_one_character_query_returns_no_items(api, dana):
+    body = search(api, "D")
+
+    assert body["items"] == []
+    assert body["totalCount"] == 0
+
+
+def test_query_over_100_characters_is_refused(api):
+    response = api.call("people_search", {"query": "x" * 101})
+
+    assert response.status_code == 400
+    assert "query" in response.json()["error"]["fields"]
+
+
+def test_removed_members_and_deleted_profiles_are_excluded(api, household):
+    build_member(household, "rita", last_name="Roth", status=MembershipStatus.REMOVED)
+    paused = build_member(household, "ronja", last_name="Roth", status="cancelled")
+    deleted = build_member(household, "rolf", last_name="Roth")
+    deleted.profile.deleted_at = timezone.now()
+    deleted.profile.save()
+
+    body = search(api, "roth")
+
+    assert [(i["name"], i["status"]) for i in body["items"]] == [
+        ("Ronja Roth", "cancelled")
+    ]
+    assert body["items"][0]["membership_id"] == paused.pk
+
+
+def test_children_are_found_by_name_but_never_embedded(api, household):
+    child = build_member(household, "mia", role="child", last_name="Becker")
+
+    assert hits(search(api, "mia")) == [("member", "Mia Becker")]
+    assert not NameEmbedding.objects.filter(
+        subject="member", subject_id=child.pk
+    ).exists()
+    assert NameEmbedding.objects.filter(
+        subject="member", subject_id=api.membership.pk
+    ).exists()
+
+
+@pytest.mark.parametrize(
+    ("access", "expected"),
+    [("all", ["Dana Levi", "Dana Mizrahi"]), ("own", ["Dana Levi"]), ("none", [])],
+)
+def test_lead_visibility_follows_lead_access(
+    api_as, household, admin_membership, access, expected
+):
+    actor = build_member(household, "jonas", lead_access=access)
+    build_lead(household, "Dana", last_name="Levi", owner=actor)
+    build_lead(household, "Dana", last_name="Mizrahi", owner=admin_membership)
+
+    body = search(api_as(actor), "dana")
+
+    assert [i["name"] for i in body["items"] if i["kind"] == "lead"] == expected
+
+
+def test_every_tier_may_search(api_as, household, dana):
+    for role in ("member", "child", "employee", "viewer"):
+        caller = build_member(household, f"x-{role}", role=role)
+        assert (
+            api_as(caller).call("people_search", {"query": "dana"}).status_code == 200
+        )
+
+
+def test_archived_leads_are_included_and_marked(api, household):
+    build_lead(household, "Tamar", last_name="Shapiro", archived=True)
+
+    body = search(api, "tamar")
+
+    assert body["items"][0]["archived"] is True
+
+
+def test_similar_names_come_after_literal_matches(api, household):
+    build_lead(household, "Anna", last_name="Meier")
+    build_lead(household, "Peter", last_name="Mayer")
+    build_lead(household, "Klaus", last_name="Meier")
+
+    body = search(api, "Meier")
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [
+        ("Anna Meier", "name"),
+        ("Klaus Meier", "name"),
+        ("Peter Mayer", "similar_name"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("stored", "typed"),
+    [("Schmidt", "Schmitt"), ("Cohen", "Kohen"), ("John", "Jon"), ("Müller", "Mueler")],
+)
+def test_spelling_variants_are_similar_names(api, household, stored, typed):
+    build_lead(household, "Kim", last_name=stored)
+
+    body = search(api, typed)
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [
+        (f"Kim {stored}", "similar_name")
+    ]
+
+
+def test_unknown_name_finds_no_one(api, household):
+    for first, last in [("Anna", "Meier"), ("Jonas", "Becker"), ("Dana", "Levi")]:
+        build_lead(household, first, last_name=last)
+
+    assert search(api, "Gustav Pfeiffer")["items"] == []
+
+
+def test_at_most_8_per_group(api, household):
+    for index in range(12):
+        build_lead(household, "Dana", last_name=f"Levi{index:02}")
+        build_member(
+            household, f"dana{index}", first_name="Dana", last_name=f"B{index:02}"
+        )
+
+    body = search(api, "dana")
+
+    assert [i["kind"] for i in body["items"]] == ["member"] * 8 + ["lead"] * 8
+    assert body["totalCount"] == 16
+    assert [i["name"] for i in body["items"][8:]] == [
+        f"Dana Levi{i:02}" for i in range(8)
+    ]
+
+
+def test_search_degrades_to_text_and_phone_when_embedding_fails(
+    api, household, monkeypatch, caplog
+):
+    build_lead(household, "Peter", last_name="Mayer")
+    build_lead(household, "Anna", last_name="Meier")
+
+    class Broken:
+        def embed(self, names):
+            raise EmbeddingError("provider down")
+
+    monkeypatch.setattr(similar, "embedding_provider", lambda: Broken())
+
+    body = search(api, "Meier")
+
+    assert [i["name"] for i in body["items"]] == ["Anna Meier"]
+    assert "embedding failed" in caplog.text
+
+
+def test_search_degrades_when_the_vector_query_fails(api, household, monkeypatch):
+    build_lead(household, "Anna", last_name="Meier")
+    monkeypatch.setattr(similar, "_EXACT", "SELECT * FROM no_such_table")
+
+    assert [i["name"] for i in search(api, "Meier")["items"]] == ["Anna Meier"]
+
+
+def test_large_households_use_the_vector_index(api, household, monkeypatch):
+    build_lead(household, "Peter", last_name="Mayer")
+    monkeypatch.setattr(similar, "EXACT_SCAN_BELOW", 0)
+
+    with CaptureQueriesContext(connection) as context:
+        body = search(api, "Meier")
+
+    assert [i["name"] for i in body["items"]] == ["Peter Mayer"]
+    assert any("hnsw.iterative_scan" in q["sql"] for q in context.captured_queries)
+
+
+def test_emits_a_people_results_card(api, dana):
+    body = search(api, "dana")
+
+    assert body["card"]["kind"] == "people_results"
+
+
+def test_another_households_people_never_appear(api, other_household):
+    build_lead(other_household, "Dana", last_name="Levi")
+    build_member(other_household, "dana", first_name="Dana")
+
+    assert search(api, "dana")["items"] == []
