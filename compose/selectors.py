@@ -2,19 +2,16 @@
 
 from dataclasses import dataclass
 
-from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import OuterRef
-from django.db.models.functions import JSONObject
 from rest_framework.exceptions import NotFound
 
 from compose.models import LetterTemplate
 from compose.recipients import (
-    ADDRESS_FIELDS,
     best_postal_address,
     missing_fields,
     recipient_field_label,
 )
-from contacts.models import Address, Contact
+from contacts.aggregates import ADDRESS_FIELDS, addresses_array
+from contacts.models import Contact
 from household.models import Household
 
 
@@ -48,17 +45,7 @@ def check_recipient(
     try:
         contact = (
             Contact.objects.filter(household=household, pk=contact_id)
-            .annotate(
-                address_list=ArraySubquery(
-                    Address.objects.filter(contact=OuterRef("pk"))
-                    .order_by("pk")
-                    .values(
-                        json=JSONObject(
-                            kind="kind", **{field: field for field in ADDRESS_FIELDS}
-                        )
-                    )
-                )
-            )
+            .annotate(address_list=addresses_array())
             .values("display_name", "address_list")
             .get()
         )

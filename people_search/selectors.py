@@ -4,11 +4,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import Case, Count, F, OuterRef, Q, QuerySet, When, Window
-from django.db.models.functions import JSONObject
+from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 
-from contacts.models import Address, Contact, ContactChannel, ContactStatus
+from contacts.aggregates import addresses_array, channels_array
+from contacts.models import Contact, ContactChannel, ContactStatus
 from household.models import Household, Lead, LeadAccess, Membership, MembershipStatus
 from people_search.matching import Query, matches, name_rank, parse_query
 from people_search.models import Subject
@@ -88,25 +87,8 @@ def find_contacts(
         rank=name_rank(query),
         sort_key=F("sort_name"),
         total=Window(Count("pk")),
-        channel_list=ArraySubquery(
-            ContactChannel.objects.filter(contact=OuterRef("pk"))
-            .order_by("pk")
-            .values(json=JSONObject(kind="kind", value="value", label="label"))
-        ),
-        address_list=ArraySubquery(
-            Address.objects.filter(contact=OuterRef("pk"))
-            .order_by("pk")
-            .values(
-                json=JSONObject(
-                    kind="kind",
-                    line1="line1",
-                    line2="line2",
-                    postcode="postcode",
-                    city="city",
-                    country="country",
-                )
-            )
-        ),
+        channel_list=channels_array(),
+        address_list=addresses_array(),
     ).order_by("rank", "sort_name", "pk")
     return _found(
         contacts.values(

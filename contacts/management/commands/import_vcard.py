@@ -1,0 +1,51 @@
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from contacts.vcard_import import import_vcards
+from contacts.vcards import VCardTooLarge, check_vcard_size
+from household.models import Household
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a vCard file (2.1, 3.0 or 4.0) into a household's address book; "
+        "cards seen before update their contacts instead of duplicating them."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", type=Path, help="vCard file (.vcf)")
+        parser.add_argument(
+            "--household", required=True, metavar="SLUG", help="household slug"
+        )
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="report what the import would do and write nothing",
+        )
+
+    def handle(
+        self, *args, file: Path, household: str, dry_run: bool, **options
+    ) -> None:
+        target = Household.objects.filter(slug=household).first()
+        if target is None:
+            raise CommandError(f"No household {household!r}.")
+        try:
+            check_vcard_size(file.stat().st_size)
+            data = file.read_bytes()
+        except OSError as error:
+            raise CommandError(f"Cannot read {file}: {error.strerror}.") from error
+        except VCardTooLarge as error:
+            raise CommandError(f"{file}: {error}") from error
+        summary = import_vcards(
+            household=target,
+            data=data,
+            dry_run=dry_run,
+            show_progress=sys.stderr.isatty(),
+        )
+        for problem in summary.problems:
+            self.stderr.write(problem)
+        prefix = "Dry run, nothing written: " if dry_run else ""
+        style = self.style.WARNING if summary.skipped else self.style.SUCCESS
+        self.stdout.write(style(f"{prefix}{summary}"))
