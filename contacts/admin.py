@@ -1,9 +1,15 @@
 """Admin for the address book and the Paperless-ngx mirror."""
 
+from typing import Any
+
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 
 from contacts.models import (
     Address,
@@ -14,7 +20,13 @@ from contacts.models import (
     PaperlessDocument,
 )
 from contacts.services import refresh_search_columns
-from household.admin_scoping import HouseholdScopedAdmin
+from contacts.vcard_import import ImportSummary, import_vcards
+from contacts.vcards import VCardTooLarge, check_vcard_size
+from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.models import Household
+
+# Skipped cards listed one by one after an import; the rest are counted.
+MAX_PROBLEM_MESSAGES = 20
 
 
 class ContactAliasInline(HouseholdScopedAdmin, admin.TabularInline):
@@ -35,8 +47,44 @@ class AddressInline(HouseholdScopedAdmin, admin.StackedInline):
     extra = 0
 
 
+class VCardImportForm(forms.Form):
+    household = forms.ModelChoiceField(
+        queryset=Household.objects.all(),
+        help_text="The household whose address book receives the contacts.",
+    )
+    file = forms.FileField(
+        label="vCard file",
+        help_text="A .vcf export of Google Contacts, Apple Contacts or an Android "
+        "phone (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
+        "contacts instead of adding them twice.",
+    )
+    dry_run = forms.BooleanField(
+        required=False, help_text="Only report what the import would do."
+    )
+
+    def __init__(self, *args: Any, household: Household | None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # A household admin imports into their own household; only superusers
+        # choose one.
+        self.fixed_household = household
+        if household is not None:
+            del self.fields["household"]
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data["file"]
+        try:
+            check_vcard_size(upload.size)
+        except VCardTooLarge as error:
+            raise forms.ValidationError(str(error)) from error
+        return upload
+
+    def target_household(self) -> Household:
+        return self.fixed_household or self.cleaned_data["household"]
+
+
 @admin.register(Contact)
 class ContactAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    change_list_template = "admin/contacts/contact/change_list.html"
     list_display = [
         "display_name",
         "kind",
@@ -80,6 +128,61 @@ class ContactAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         # Names, aliases and channels changed outside contacts.services; the
         # matching engine reads only the folded columns.
         refresh_search_columns(contact_ids=[form.instance.pk])
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path(
+                "import-vcard/",
+                self.admin_site.admin_view(self.import_vcard_view),
+                name="contacts_contact_import_vcard",
+            ),
+            *super().get_urls(),
+        ]
+
+    def import_vcard_view(self, request: HttpRequest) -> HttpResponse:
+        """Import an uploaded vCard file and report what it did."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = VCardImportForm(
+            request.POST or None,
+            request.FILES or None,
+            household=None if request.user.is_superuser else request_household(request),
+        )
+        if request.method == "POST" and form.is_valid():
+            dry_run = form.cleaned_data["dry_run"]
+            summary = import_vcards(
+                household=form.target_household(),
+                data=form.cleaned_data["file"].read(),
+                dry_run=dry_run,
+            )
+            self._report_import(request, summary, dry_run=dry_run)
+            # After a dry run the admin is one click from the real import.
+            if dry_run:
+                return redirect("admin:contacts_contact_import_vcard")
+            return redirect("admin:contacts_contact_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Import vCard",
+            "form": form,
+        }
+        return TemplateResponse(
+            request, "admin/contacts/contact/import_vcard.html", context
+        )
+
+    def _report_import(
+        self, request: HttpRequest, summary: ImportSummary, *, dry_run: bool
+    ) -> None:
+        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
+        level = messages.WARNING if summary.skipped else messages.SUCCESS
+        self.message_user(request, f"{prefix}: {summary}", level)
+        for problem in summary.problems[:MAX_PROBLEM_MESSAGES]:
+            self.message_user(request, problem, messages.WARNING)
+        if summary.skipped > MAX_PROBLEM_MESSAGES:
+            more = summary.skipped - MAX_PROBLEM_MESSAGES
+            self.message_user(
+                request, f"… and {more} more skipped cards.", messages.WARNING
+            )
 
 
 class PaperlessMirrorAdmin(HouseholdScopedAdmin, admin.ModelAdmin):

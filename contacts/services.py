@@ -79,6 +79,29 @@ def create_contact(
     return contact
 
 
+@transaction.atomic
+def update_contact(
+    *,
+    contact: Contact,
+    aliases: Sequence[str],
+    channels: Sequence[Mapping[str, Any]],
+    addresses: Sequence[Mapping[str, Any]],
+    **fields: Any,
+) -> Contact:
+    """Set a contact's fields and replace its aliases, channels and addresses.
+
+    Raise a ValidationError keyed like create_contact's and write nothing.
+    """
+    for name, value in fields.items():
+        setattr(contact, name, value)
+    _validate(contact, prefix="", exclude=["household"])
+    contact.save()
+    for children in (contact.aliases, contact.channels, contact.addresses):
+        children.all().delete()
+    _replace_children(contact, aliases=aliases, channels=channels, addresses=addresses)
+    return contact
+
+
 def _replace_children(
     contact: Contact,
     *,

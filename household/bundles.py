@@ -13,6 +13,7 @@ from phonenumbers import SUPPORTED_REGIONS
 from rest_framework import serializers
 
 from compose.models import LetterTemplate, RecipientField
+from contacts.aggregates import contact_document
 from contacts.models import (
     AddressKind,
     ChannelKind,
@@ -449,31 +450,8 @@ def export_household(*, household: Household) -> dict[str, Any]:
     contacts = [
         {
             "ref": contact.ref,
-            "display_name": contact.display_name,
-            "first_name": contact.first_name,
-            "last_name": contact.last_name,
-            "kind": contact.kind,
-            "relation": contact.relation,
-            "status": contact.status,
-            "aliases": [alias.name for alias in contact.aliases.all()],
-            "tags": contact.tags,
-            "notes": contact.notes,
+            **contact_document(contact),
             "last_contacted_at": _timestamp(contact.last_contacted_at),
-            "channels": [
-                {"kind": c.kind, "value": c.value, "label": c.label}
-                for c in contact.channels.all()
-            ],
-            "addresses": [
-                {
-                    "kind": a.kind,
-                    "line1": a.line1,
-                    "line2": a.line2,
-                    "postcode": a.postcode,
-                    "city": a.city,
-                    "country": a.country,
-                }
-                for a in contact.addresses.all()
-            ],
         }
         for contact in Contact.objects.filter(household=household)
         .order_by("pk")

@@ -1,0 +1,799 @@
+"""Import vCard files (2.1, 3.0 and 4.0) into a household's address book.
+
+Reading. The file is split into cards on its BEGIN:VCARD and END:VCARD lines,
+so one broken card never hides the others; cards are numbered 1..n as they
+appear. vobject reads each card: folded lines, quoted-printable values with
+their charset (2.1), groups and parameters. Values are unescaped here instead
+of by vobject's text behaviour, which cuts a value at its first comma; vCard
+2.1 and many exporters leave commas unescaped. PHOTO and other unknown lines
+are ignored.
+
+Mapping. FN (else N) is the display name, N the first and last name; a card
+that is a company (KIND:org, Apple's X-ABShowAs:COMPANY, or an ORG without a
+person's name) becomes a business named after it. NICKNAME are aliases, TEL
+phones in E.164 read in the household's region, EMAIL emails, IMPP and
+X-WHATSAPP-style lines chat ids, URL websites; their labels come from an item
+group's X-ABLabel, else from their TYPE words (contacts.vcards). ADR is a
+home or work address (also billing and shipping as x-billing, x-shipping); an
+address of another type counts as home when it is the card's only one.
+CATEGORIES are tags (without Google's system groups), NOTE the notes, UID is
+kept to recognise the card next time. A phone or email that is not one makes
+the whole card skipped and reported, never silently dropped; so do a missing
+name and a card that is a contact group. ORG of a person, TITLE, BDAY and
+other lines Yorik has no field for are left out.
+
+Relations. Yorik's `relation` says who a contact is to the household. vCard
+relation lines (RELATED, X-ABRELATEDNAMES with its label, Android's relation
+rows) name another person and say what that person is to the card's owner
+(RFC 6350: `RELATED;TYPE=parent:X` on C means X is C's parent). Address books
+keep them on their owner's own card ("Mother: Gisela Becker"), so a relation
+line whose value names a card of the same file, by name or UID, gives that
+card its relation ("Mutter" in a German household); a line naming nobody in
+the file is ignored. Yorik's own export writes the relation as
+X-YORIK-RELATION and the status as X-YORIK-STATUS, which the importer reads.
+
+Matching, only within the household, in order: the same UID; else a phone or
+email the card shares with a contact (numbers that several cards of the file
+share, such as a family landline, identify nobody; a same-named contact wins
+among several); else the same folded display name when no channel conflicts
+(for phones and for emails: when both sides have some, they share one). A
+contact that already took an earlier card of the file, or whose UID differs
+from the card's, is never matched but by UID.
+
+Updating. A card sets what it carries and keeps what it leaves out, so a
+re-import never erases what was added in Yorik: names and kind always;
+aliases, tags, notes, relation and status when the card has any; channels
+and addresses per kind (the card's phones replace the stored phones, stored
+WhatsApp ids stay when the card has none). A card whose result equals the
+stored contact is unchanged and writes nothing.
+
+The whole import runs in one transaction and each card in its own savepoint,
+so a card that fails validation leaves nothing behind; a dry run does all of
+it and rolls back, so its summary is what a real run would report.
+"""
+
+import io
+import re
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Prefetch
+from tqdm import tqdm
+from vobject.base import (
+    ContentLine,
+    VObjectError,
+    getLogicalLines,
+    textLineToContentLine,
+)
+from vobject.icalendar import stringToTextValues
+from vobject.vcard import splitFields
+
+from contacts.aggregates import contact_document
+from contacts.models import (
+    AddressKind,
+    ChannelKind,
+    Contact,
+    ContactAlias,
+    ContactKind,
+    ContactStatus,
+    normalize_channel_value,
+)
+from contacts.services import create_contact, update_contact
+from contacts.vcards import (
+    ADDRESS_TYPES,
+    ANDROID_RELATION_TYPES,
+    CHAT_LABELS,
+    CHAT_PROPERTIES,
+    CHAT_SCHEMES,
+    IGNORED_RELATION_TYPES,
+    SYSTEM_CATEGORIES,
+    WEBSITE_LABEL,
+    apple_label_word,
+    check_vcard_size,
+    label_for_ablabel,
+    label_for_types,
+    relation_for_word,
+)
+from household.models import Household
+from people_search.names import fold_name
+from people_search.phones import InvalidPhoneNumber, parse_phone
+
+# Files with fewer cards finish before a progress bar would help.
+PROGRESS_MIN_CARDS = 200
+
+_BINARY_LINE = re.compile(r"^(?:[\w-]+\.)?(?:PHOTO|LOGO|SOUND|KEY)[;:]", re.IGNORECASE)
+_FN_LINE = re.compile(r"^(?:[\w-]+\.)?FN[;:]", re.IGNORECASE)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_ESCAPE = re.compile(r"\\([\\;,:nN])")
+_IDENTITY_KINDS = (ChannelKind.PHONE, ChannelKind.EMAIL)
+
+
+@dataclass
+class ImportSummary:
+    """What an import did; each skipped card has one problem line."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> int:
+        return len(self.problems)
+
+    @property
+    def found(self) -> int:
+        return self.created + self.updated + self.unchanged + self.skipped
+
+    def __str__(self) -> str:
+        return (
+            f"found {self.found}: created {self.created}, updated {self.updated}, "
+            f"unchanged {self.unchanged}, skipped {self.skipped}"
+        )
+
+
+@dataclass
+class _RawCard:
+    """The lines of one card as they stand in the file."""
+
+    number: int
+    first_line: int
+    lines: list[str]
+    problem: str = ""
+
+
+@dataclass
+class _Card:
+    """A card read into the fields and children create_contact takes."""
+
+    number: int
+    name: str
+    contact: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    # (value, relation text) of the card's relation lines: the value names
+    # the related person, the text says who that person is.
+    related: list[tuple[str, str]] = field(default_factory=list)
+
+    def report(self, problem: str) -> str:
+        if self.name:
+            return f"card {self.number} ({self.name}): {problem}"
+        return f"card {self.number}: {problem}"
+
+
+def import_vcards(
+    *,
+    household: Household,
+    data: bytes,
+    dry_run: bool = False,
+    show_progress: bool = False,
+) -> ImportSummary:
+    """Import every card of a vCard file into the household's address book."""
+    check_vcard_size(len(data))
+    region, language = household.default_region, household.language
+    cards = [
+        _read_card(raw, region=region, language=language)
+        for raw in _split_cards(_decode(data))
+    ]
+    _relate(cards)
+    summary = ImportSummary()
+    with transaction.atomic():
+        book = _AddressBook(household, shared_values=_shared_values(cards))
+        progress = tqdm(
+            cards,
+            desc="vCards",
+            unit="card",
+            file=sys.stderr,
+            disable=not show_progress or len(cards) < PROGRESS_MIN_CARDS,
+        )
+        for card in progress:
+            if card.problems:
+                summary.problems.append(card.report("; ".join(card.problems)))
+                continue
+            try:
+                with transaction.atomic():
+                    outcome = book.write(card.contact)
+            except ValidationError as error:
+                summary.problems.append(card.report(_describe(error)))
+                continue
+            setattr(summary, outcome, getattr(summary, outcome) + 1)
+        if dry_run:
+            transaction.set_rollback(True)
+    return summary
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        # Old Windows address books wrote their own code page.
+        return data.decode("cp1252", errors="replace")
+
+
+def _split_cards(text: str) -> list[_RawCard]:
+    """Return the file's cards in order, unbalanced ones with their problem."""
+    cards: list[_RawCard] = []
+    current: _RawCard | None = None
+    stray: list[str] = []
+    stray_start = 0
+    # Only CR and LF end a line; str.splitlines() would also split on
+    # characters a note may contain (U+2028, form feed).
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+        marker = line.rstrip().upper()
+        if marker == "BEGIN:VCARD":
+            if current is not None:
+                current.problem = f"no END:VCARD before line {number}"
+            current = _RawCard(len(cards) + 1, number, [line])
+            cards.append(current)
+            stray = []
+        elif marker == "END:VCARD":
+            if current is not None:
+                current.lines.append(line)
+                current = None
+            elif stray:
+                cards.append(
+                    _RawCard(
+                        len(cards) + 1,
+                        stray_start,
+                        [*stray, line],
+                        problem=f"no BEGIN:VCARD before line {number}",
+                    )
+                )
+                stray = []
+        elif current is not None:
+            current.lines.append(line)
+        elif line.strip():
+            if not stray:
+                stray_start = number
+            stray.append(line)
+    if current is not None:
+        current.problem = "no END:VCARD at the end of the file"
+    return cards
+
+
+def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
+    """Return the card's contact data, or its problems."""
+    if raw.problem:
+        return _Card(raw.number, _name_of(raw.lines), problems=[raw.problem])
+    # vobject's line reader unfolds lines, joins quoted-printable soft line
+    # breaks and decodes their charset; its vCard component would also apply
+    # the text behaviour that cuts values at commas, so it is not built.
+    try:
+        lines = [
+            textLineToContentLine(text, number)
+            for text, number in getLogicalLines(
+                io.StringIO("\n".join(_without_binaries(raw.lines))), allowQP=True
+            )
+        ]
+    except (VObjectError, ValueError, LookupError) as error:
+        return _Card(
+            raw.number, _name_of(raw.lines), problems=[_unreadable(error, raw)]
+        )
+    return _CardReader(raw.number, region, language).read(lines)
+
+
+def _without_binaries(lines: list[str]) -> list[str]:
+    """Return the lines with PHOTO-like properties and their folds blanked out.
+
+    They are ignored, and vobject's line reader takes quadratic time over a
+    long folded value such as a photo. Blank lines keep the line numbers.
+    """
+    kept: list[str] = []
+    dropping = False
+    for line in lines:
+        if _BINARY_LINE.match(line):
+            dropping = True
+        elif dropping and not line.startswith((" ", "\t")):
+            dropping = False
+        kept.append("" if dropping else line)
+    return kept
+
+
+def _name_of(lines: list[str]) -> str:
+    """Return the FN of a card vobject cannot read, when its FN line can be read."""
+    for line in lines:
+        if _FN_LINE.match(line):
+            try:
+                return _text(textLineToContentLine(line).value)
+            except (VObjectError, ValueError, LookupError):
+                return ""
+    return ""
+
+
+def _unreadable(error: Exception, raw: _RawCard) -> str:
+    line = getattr(error, "lineNumber", None)
+    if isinstance(error, VObjectError) and line:
+        return f"cannot be read: line {raw.first_line + line - 1}: {error.msg}"
+    return f"cannot be read: {error}"
+
+
+def _text(value: str) -> str:
+    """Return a single text value unescaped, commas and all, with \\n newlines."""
+    text = _ESCAPE.sub(lambda m: "\n" if m[1] in "nN" else m[1], value)
+    return _LINE_BREAK.sub("\n", text).strip()
+
+
+def _joined(value: str | list[str]) -> str:
+    return " ".join(value).strip() if isinstance(value, list) else value.strip()
+
+
+def _fields(value: str, count: int) -> list[str]:
+    """Return the first `count` components of a structured value (N, ADR, ORG)."""
+    parts = [_joined(part) for part in splitFields(value)]
+    return (parts + [""] * count)[:count]
+
+
+def _types(line: ContentLine) -> list[str]:
+    """Return the lower-case TYPE words, also 2.1's bare ones (`TEL;CELL`)."""
+    words = [*line.params.get("TYPE", []), *line.singletonparams]
+    return [word.strip().lower() for value in words for word in value.split(",")]
+
+
+class _CardReader:
+    """Read one parsed card's lines into contact data."""
+
+    def __init__(self, number: int, region: str, language: str) -> None:
+        self.region = region
+        self.language = language
+        self.card = _Card(number, "")
+        self.fn = ""
+        self.name = ["", "", ""]  # family, given, additional
+        self.org = ""
+        self.kind = ""
+        self.aliases: list[str] = []
+        self.tags: list[str] = []
+        self.notes: list[str] = []
+        self.channels: list[dict[str, str]] = []
+        # (kind or None when the type is unknown, address)
+        self.addresses: list[tuple[str | None, dict[str, str]]] = []
+        self.labels: dict[str, str] = {}
+        self.fields: dict[str, str] = {"relation": "", "status": "", "vcard_uid": ""}
+
+    def read(self, lines: list[ContentLine]) -> _Card:
+        self.labels = {
+            line.group.lower(): _text(line.value)
+            for line in lines
+            if line.group and line.name == "X-ABLABEL"
+        }
+        for line in lines:
+            if line.name in CHAT_PROPERTIES:
+                self._read_chat_property(line)
+            elif line.name in self._READERS:
+                self._READERS[line.name](self, line)
+        return self._finish()
+
+    def _label(self, line: ContentLine) -> str | None:
+        """Return the line's item-group label, or None when it has none."""
+        if not line.group or line.group.lower() not in self.labels:
+            return None
+        return label_for_ablabel(self.labels[line.group.lower()], self.language)
+
+    def _add_channel(self, kind: str, value: str, label: str) -> None:
+        if value and not any(
+            c["kind"] == kind and c["value"] == value for c in self.channels
+        ):
+            self.channels.append({"kind": kind, "value": value, "label": label})
+
+    def _read_fn(self, line: ContentLine) -> None:
+        self.fn = self.fn or _text(line.value)
+
+    def _read_n(self, line: ContentLine) -> None:
+        self.name = _fields(line.value, 3)
+
+    def _read_org(self, line: ContentLine) -> None:
+        self.org = self.org or _fields(line.value, 1)[0]
+
+    def _read_kind(self, line: ContentLine) -> None:
+        kind = _text(line.value).lower()
+        if kind == "group":
+            self.card.problems.append(
+                f"is a contact group ({line.name}), not a contact"
+            )
+        self.kind = {"org": ContactKind.BUSINESS, "individual": ContactKind.PERSON}.get(
+            kind, self.kind
+        )
+
+    def _read_x_abshowas(self, line: ContentLine) -> None:
+        if _text(line.value).upper() == "COMPANY":
+            self.kind = ContactKind.BUSINESS
+
+    def _read_nickname(self, line: ContentLine) -> None:
+        self.aliases += [name.strip() for name in stringToTextValues(line.value)]
+
+    def _read_categories(self, line: ContentLine) -> None:
+        for name in stringToTextValues(line.value):
+            # Newer Google exports star their system groups ("* starred").
+            tag = name.strip().removeprefix("* ").strip()
+            if tag and tag.lower() not in SYSTEM_CATEGORIES:
+                self.tags.append(tag)
+
+    def _read_note(self, line: ContentLine) -> None:
+        self.notes.append(_text(line.value))
+
+    def _read_uid(self, line: ContentLine) -> None:
+        self.fields["vcard_uid"] = _text(line.value)
+
+    def _read_x_yorik_relation(self, line: ContentLine) -> None:
+        self.fields["relation"] = _text(line.value)
+
+    def _read_x_yorik_status(self, line: ContentLine) -> None:
+        self.fields["status"] = _text(line.value)
+
+    def _read_tel(self, line: ContentLine) -> None:
+        raw = _text(line.value)
+        number = raw[4:].split(";")[0] if raw.lower().startswith("tel:") else raw
+        if not number:
+            return
+        try:
+            value = parse_phone(number, self.region).e164
+        except InvalidPhoneNumber as error:
+            self.card.problems.append(f"TEL {raw!r} is {error}")
+            return
+        label = self._label(line)
+        if label is None:
+            label = label_for_types(_types(line), self.language)
+        self._add_channel(ChannelKind.PHONE, value, label)
+
+    def _read_email(self, line: ContentLine) -> None:
+        raw = _text(line.value)
+        if not raw:
+            return
+        try:
+            value = normalize_channel_value(
+                ChannelKind.EMAIL, raw.removeprefix("mailto:"), self.region
+            )
+        except ValueError as error:
+            self.card.problems.append(f"EMAIL {raw!r} is {error}")
+            return
+        label = self._label(line)
+        if label is None:
+            label = label_for_types(_types(line), self.language)
+        self._add_channel(ChannelKind.EMAIL, value, label)
+
+    def _read_impp(self, line: ContentLine) -> None:
+        uri = unquote(_text(line.value))
+        scheme, colon, rest = uri.partition(":")
+        if not colon:
+            scheme, rest = "", uri
+        service = (line.params.get("X-SERVICE-TYPE") or [""])[0]
+        kind = (
+            CHAT_SCHEMES.get(service.lower())
+            or CHAT_SCHEMES.get(scheme.lower())
+            or ChannelKind.OTHER
+        )
+        label = self._label(line)
+        if label is None:
+            label = CHAT_LABELS.get(kind) or service or scheme
+        self._add_channel(kind, rest.removeprefix("//").strip(), label)
+
+    def _read_chat_property(self, line: ContentLine) -> None:
+        kind, label = CHAT_PROPERTIES[line.name]
+        own = self._label(line)
+        self._add_channel(
+            kind,
+            _text(line.value),
+            own if own is not None else (label or CHAT_LABELS[kind]),
+        )
+
+    def _read_url(self, line: ContentLine) -> None:
+        label = self._label(line)
+        self._add_channel(
+            ChannelKind.OTHER,
+            _text(line.value),
+            label if label is not None else WEBSITE_LABEL,
+        )
+
+    def _read_x_yorik_channel(self, line: ContentLine) -> None:
+        self._add_channel(ChannelKind.OTHER, _text(line.value), self._label(line) or "")
+
+    def _read_adr(self, line: ContentLine) -> None:
+        _box, extended, street, city, _region, postcode, country = _fields(
+            line.value, 7
+        )
+        street_lines = [part.strip() for part in street.splitlines() if part.strip()]
+        # Apple writes a street over several lines; Yorik has two.
+        address = {
+            "line1": street_lines[0] if street_lines else "",
+            "line2": ", ".join(part for part in (*street_lines[1:], extended) if part),
+            "postcode": postcode,
+            "city": city,
+            "country": country,
+        }
+        if not any(address.values()):
+            return
+        words = _types(line)
+        label = self.labels.get((line.group or "").lower())
+        if label is not None:
+            words.insert(0, (apple_label_word(label) or label).strip().lower())
+        kind = next((ADDRESS_TYPES[w] for w in words if w in ADDRESS_TYPES), None)
+        self.addresses.append((kind, address))
+
+    def _read_related(self, line: ContentLine) -> None:
+        words = [w for w in _types(line) if w not in IGNORED_RELATION_TYPES]
+        if words:
+            self._relate(_text(line.value), words[0])
+
+    def _read_x_abrelatednames(self, line: ContentLine) -> None:
+        label = self.labels.get((line.group or "").lower())
+        word = label if label is not None else next(iter(_types(line)), "")
+        if word:
+            self._relate(_text(line.value), word)
+
+    def _read_x_android_custom(self, line: ContentLine) -> None:
+        mimetype, value, code, label = _fields(line.value, 4)
+        if mimetype == "vnd.android.cursor.item/nickname":
+            self.aliases.append(value)
+        elif mimetype == "vnd.android.cursor.item/relation":
+            word = label if code == "0" else ANDROID_RELATION_TYPES.get(code, "")
+            if word:
+                self._relate(value, word)
+
+    def _relate(self, value: str, word: str) -> None:
+        if value:
+            self.card.related.append((value, relation_for_word(word, self.language)))
+
+    def _finish(self) -> _Card:
+        family, given, additional = self.name
+        person_name = " ".join(part for part in (given, family) if part)
+        kind = self.kind
+        if not kind:
+            is_company = (
+                self.org
+                and not person_name
+                and (not self.fn or fold_name(self.fn) == fold_name(self.org))
+            )
+            kind = ContactKind.BUSINESS if is_company else ContactKind.PERSON
+        display_name = self.fn or person_name
+        if kind == ContactKind.BUSINESS:
+            display_name = display_name or self.org
+        self.card.name = display_name
+        if not display_name:
+            self.card.problems.append("has no name (FN, N or ORG)")
+        self.card.contact = {
+            "display_name": display_name,
+            "first_name": " ".join(part for part in (given, additional) if part),
+            "last_name": family,
+            "kind": kind,
+            "tags": list(dict.fromkeys(self.tags)),
+            "notes": "\n\n".join(note for note in self.notes if note),
+            **self.fields,
+            "aliases": list(dict.fromkeys(a for a in self.aliases if a)),
+            "channels": self.channels,
+            "addresses": self._addresses(),
+        }
+        return self.card
+
+    def _addresses(self) -> list[dict[str, str]]:
+        if len(self.addresses) == 1 and self.addresses[0][0] is None:
+            return [{"kind": AddressKind.HOME, **self.addresses[0][1]}]
+        by_kind: dict[str, dict[str, str]] = {}
+        for kind, address in self.addresses:
+            # A contact has one address per kind; the card's first one wins.
+            if kind is not None and kind not in by_kind:
+                by_kind[kind] = {"kind": kind, **address}
+        return list(by_kind.values())
+
+    _READERS = {
+        "FN": _read_fn,
+        "N": _read_n,
+        "ORG": _read_org,
+        "KIND": _read_kind,
+        # Apple's contact groups, which vCard 4.0 writes as KIND:group.
+        "X-ADDRESSBOOKSERVER-KIND": _read_kind,
+        "X-ABSHOWAS": _read_x_abshowas,
+        "NICKNAME": _read_nickname,
+        "CATEGORIES": _read_categories,
+        "NOTE": _read_note,
+        "UID": _read_uid,
+        "X-YORIK-RELATION": _read_x_yorik_relation,
+        "X-YORIK-STATUS": _read_x_yorik_status,
+        "TEL": _read_tel,
+        "EMAIL": _read_email,
+        "IMPP": _read_impp,
+        "URL": _read_url,
+        "X-YORIK-CHANNEL": _read_x_yorik_channel,
+        "ADR": _read_adr,
+        "RELATED": _read_related,
+        "X-ABRELATEDNAMES": _read_x_abrelatednames,
+        "X-ANDROID-CUSTOM": _read_x_android_custom,
+    }
+
+
+def _relate(cards: list[_Card]) -> None:
+    """Give cards the relations other cards' relation lines name them with."""
+    by_name: dict[str, list[_Card]] = defaultdict(list)
+    by_uid: dict[str, _Card] = {}
+    readable = [card for card in cards if card.contact and not card.problems]
+    for card in readable:
+        contact = card.contact
+        names = {
+            contact["display_name"],
+            f"{contact['first_name']} {contact['last_name']}",
+            *contact["aliases"],
+        }
+        for name in {fold_name(name) for name in names} - {""}:
+            by_name[name].append(card)
+        if contact["vcard_uid"]:
+            by_uid[contact["vcard_uid"]] = card
+    for card in cards:
+        for value, relation in card.related:
+            targets = (
+                [by_uid[value]]
+                if value in by_uid
+                else by_name.get(fold_name(value), [])
+            )
+            for target in targets:
+                if not target.contact["relation"]:
+                    target.contact["relation"] = relation
+
+
+def _identity_values(contact: dict[str, Any]) -> set[tuple[str, str]]:
+    return {
+        (channel["kind"], channel["value"])
+        for channel in contact["channels"]
+        if channel["kind"] in _IDENTITY_KINDS
+    }
+
+
+def _shared_values(cards: list[_Card]) -> set[tuple[str, str]]:
+    """Return the phones and emails more than one card of the file has."""
+    counts = Counter(
+        value
+        for card in cards
+        if card.contact and not card.problems
+        for value in _identity_values(card.contact)
+    )
+    return {value for value, count in counts.items() if count > 1}
+
+
+def _describe(error: ValidationError) -> str:
+    if not hasattr(error, "error_dict"):
+        return " ".join(error.messages)
+    return "; ".join(
+        " ".join(messages) if path == "__all__" else f"{path}: {' '.join(messages)}"
+        for path, messages in error.message_dict.items()
+    )
+
+
+def _stored(contact: Contact) -> dict[str, Any]:
+    """Return a contact in the shape of a read card."""
+    return {**contact_document(contact), "vcard_uid": contact.vcard_uid}
+
+
+def _merged(stored: dict[str, Any], card: dict[str, Any]) -> dict[str, Any]:
+    """Return the stored contact with what the card carries set on it."""
+    merged = dict(stored)
+    for key in ("display_name", "first_name", "last_name", "kind"):
+        merged[key] = card[key]
+    for key in ("relation", "status", "notes", "aliases", "tags"):
+        if card[key]:
+            merged[key] = card[key]
+    merged["vcard_uid"] = stored["vcard_uid"] or card["vcard_uid"]
+    for children in ("channels", "addresses"):
+        kinds = {child["kind"] for child in card[children]}
+        merged[children] = card[children] + [
+            child for child in stored[children] if child["kind"] not in kinds
+        ]
+    return merged
+
+
+def _comparable(contact: dict[str, Any]) -> dict[str, Any]:
+    """Return the contact with its lists in an order that does not matter."""
+
+    def rows(items: Iterable[dict[str, str]]) -> list[tuple[str, ...]]:
+        return sorted(tuple(sorted(item.items())) for item in items)
+
+    return {
+        **contact,
+        "aliases": sorted(contact["aliases"]),
+        "tags": sorted(contact["tags"]),
+        "channels": rows(contact["channels"]),
+        "addresses": rows(contact["addresses"]),
+    }
+
+
+class _AddressBook:
+    """The household's contacts as the importer matches them, kept current."""
+
+    def __init__(
+        self, household: Household, *, shared_values: set[tuple[str, str]]
+    ) -> None:
+        self.household = household
+        self.shared_values = shared_values
+        self.contacts: dict[int, dict[str, Any]] = {}
+        self.by_uid: dict[str, int] = {}
+        self.by_value: dict[tuple[str, str], set[int]] = defaultdict(set)
+        self.by_name: dict[str, set[int]] = defaultdict(set)
+        # Contacts an earlier card of the file created or matched.
+        self.taken: set[int] = set()
+        contacts = Contact.objects.filter(household=household).prefetch_related(
+            Prefetch("aliases", queryset=ContactAlias.objects.order_by("pk")),
+            "channels",
+            "addresses",
+        )
+        for contact in contacts:
+            self._remember(contact.pk, _stored(contact))
+
+    def _remember(self, contact_id: int, contact: dict[str, Any]) -> None:
+        old = self.contacts.get(contact_id)
+        if old is not None:
+            self.by_uid.pop(old["vcard_uid"], None)
+            for value in _identity_values(old):
+                self.by_value[value].discard(contact_id)
+            self.by_name[fold_name(old["display_name"])].discard(contact_id)
+        self.contacts[contact_id] = contact
+        if contact["vcard_uid"]:
+            self.by_uid[contact["vcard_uid"]] = contact_id
+        for value in _identity_values(contact):
+            self.by_value[value].add(contact_id)
+        self.by_name[fold_name(contact["display_name"])].add(contact_id)
+
+    def write(self, card: dict[str, Any]) -> str:
+        """Create or update the card's contact; return created/updated/unchanged."""
+        contact_id = self._match(card)
+        if contact_id is None:
+            fields = {key: value for key, value in card.items() if key != "status"}
+            status = card["status"] or ContactStatus.ACTIVE
+            created = create_contact(household=self.household, status=status, **fields)
+            self._remember(created.pk, {**card, "status": status})
+            self.taken.add(created.pk)
+            return "created"
+        stored = self.contacts[contact_id]
+        merged = _merged(stored, card)
+        self.taken.add(contact_id)
+        if _comparable(merged) == _comparable(stored):
+            return "unchanged"
+        contact = Contact.objects.get(household=self.household, pk=contact_id)
+        update_contact(contact=contact, **merged)
+        self._remember(contact_id, merged)
+        return "updated"
+
+    def _match(self, card: dict[str, Any]) -> int | None:
+        uid = card["vcard_uid"]
+        if uid and uid in self.by_uid:
+            return self.by_uid[uid]
+
+        def eligible(contact_id: int) -> bool:
+            stored_uid = self.contacts[contact_id]["vcard_uid"]
+            return contact_id not in self.taken and (
+                not uid or not stored_uid or stored_uid == uid
+            )
+
+        name = fold_name(card["display_name"])
+        shared: Counter[int] = Counter(
+            contact_id
+            for value in _identity_values(card) - self.shared_values
+            for contact_id in self.by_value.get(value, ())
+            if eligible(contact_id)
+        )
+        if shared:
+            return max(
+                shared,
+                key=lambda contact_id: (
+                    fold_name(self.contacts[contact_id]["display_name"]) == name,
+                    shared[contact_id],
+                    -contact_id,
+                ),
+            )
+        namesakes = sorted(
+            contact_id
+            for contact_id in self.by_name.get(name, ())
+            if eligible(contact_id)
+            and not _conflicting(self.contacts[contact_id], card)
+        )
+        return namesakes[0] if namesakes else None
+
+
+def _conflicting(stored: dict[str, Any], card: dict[str, Any]) -> bool:
+    """Return whether both have phones (or emails) and share none of them."""
+    for kind in _IDENTITY_KINDS:
+        ours = {c["value"] for c in stored["channels"] if c["kind"] == kind}
+        theirs = {c["value"] for c in card["channels"] if c["kind"] == kind}
+        if ours and theirs and not ours & theirs:
+            return True
+    return False
