@@ -29,6 +29,10 @@ class ContactStatus(models.TextChoices):
     ARCHIVED = "archived", "Archived"
 
 
+# What callers may filter contacts by: "any" means active or pending.
+STATUS_FILTERS = ["any", *ContactStatus.values]
+
+
 class Contact(models.Model):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, related_name="contacts"

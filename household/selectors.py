@@ -1,6 +1,17 @@
 """Reads of households, their people and memberships."""
 
-from household.models import Membership, MembershipStatus, UserProfile
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import F, Sum
+from django.utils import timezone
+
+from household.models import (
+    Conversation,
+    Membership,
+    MembershipStatus,
+    ModelUsage,
+    UserProfile,
+)
 
 
 def profile_for_login(username: str) -> UserProfile | None:
@@ -21,4 +32,49 @@ def active_membership(profile: UserProfile) -> Membership | None:
         .filter(profile=profile, household_id=profile.household_id)
         .exclude(status=MembershipStatus.REMOVED)
         .first()
+    )
+
+
+def membership_for_user(user: AbstractBaseUser | AnonymousUser) -> Membership | None:
+    """Return the household membership behind a logged-in user, or None.
+
+    Pages read the household from here; deleted profiles and removed
+    memberships have none, like the agent API's bearer tokens.
+    """
+    if not user.is_authenticated:
+        return None
+    return (
+        Membership.objects.select_related("household", "profile")
+        .filter(
+            profile__user=user,
+            profile__deleted_at__isnull=True,
+            household_id=F("profile__household_id"),
+        )
+        .exclude(status=MembershipStatus.REMOVED)
+        .first()
+    )
+
+
+def conversation_of(*, membership: Membership, conversation_id: int) -> Conversation:
+    """Return the member's own conversation, or raise Conversation.DoesNotExist."""
+    return Conversation.objects.get(pk=conversation_id, membership=membership)
+
+
+def tokens_used_this_month(*, membership: Membership) -> int:
+    """Return the model tokens spent for the member since the month began."""
+    month_start = timezone.localtime().replace(
+        day=1, hour=0, minute=0, second=0, microsecond=0
+    )
+    return (
+        ModelUsage.objects.filter(
+            membership=membership, created_at__gte=month_start
+        ).aggregate(total=Sum("tokens"))["total"]
+        or 0
+    )
+
+
+def is_over_budget(*, membership: Membership) -> bool:
+    """Return whether the member used up this month's model allowance."""
+    return tokens_used_this_month(membership=membership) >= (
+        membership.monthly_token_allowance
     )

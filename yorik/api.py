@@ -1,6 +1,7 @@
 """The agent API: list skills, export them as tools, and call them."""
 
 from typing import Any
+from uuid import UUID
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
@@ -8,8 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from yorik.cards import card_link, create_card
-from yorik.registry import Skill, get_skill, skills_for_tier
+from yorik.cards import card_link, create_card, find_card
+from yorik.models import CardKind
+from yorik.registry import Answer, Skill, get_skill, skills_for_tier
 from yorik.throttling import TokenRateThrottle
 
 
@@ -131,21 +133,26 @@ class SkillCallView(AgentApiView):
         inputs = found.input_serializer(data=request.data)
         inputs.is_valid(raise_exception=True)
         answer = found.run(request.user, **inputs.validated_data)
-        data: dict[str, Any] = dict(answer.data)
-        if answer.card is not None:
-            card = create_card(
-                household=request.user.household,
-                kind=answer.card.kind,
-                payload=answer.card.payload,
-                created_by=request.user.profile,
-                pick_to_chat=answer.card.pick_to_chat,
-            )
-            data["card"] = {
-                "id": str(card.pk),
-                "kind": card.kind,
-                "url": request.build_absolute_uri(card_link(card)),
-            }
-        return Response(data)
+        return Response(answer_data(request, answer))
+
+
+def answer_data(request: Request, answer: Answer) -> dict[str, Any]:
+    """Return a skill's answer as JSON data, with a reference to its stored card."""
+    data: dict[str, Any] = dict(answer.data)
+    if answer.card is not None:
+        card = create_card(
+            household=request.user.household,
+            kind=answer.card.kind,
+            payload=answer.card.payload,
+            created_by=request.user.profile,
+            pick_to_chat=answer.card.pick_to_chat,
+        )
+        data["card"] = {
+            "id": str(card.pk),
+            "kind": card.kind,
+            "url": request.build_absolute_uri(card_link(card)),
+        }
+    return data
 
 
 @extend_schema(exclude=True)  # Each skill's own route is documented instead.
@@ -173,3 +180,64 @@ def skill_call_view(skill: Skill) -> type[SkillCallView]:
         (SkillCallView,),
         {"skill_name": skill.name, "post": post},
     )
+
+
+class PickedSerializer(serializers.Serializer):
+    contact_id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    picked_at = serializers.DateTimeField()
+
+
+class CardReadSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    kind = serializers.ChoiceField(CardKind.choices)
+    url = serializers.URLField(
+        help_text="The card's page, through a fresh signed link."
+    )
+    pick_to_chat = serializers.BooleanField()
+    query = serializers.CharField(
+        required=False, help_text="The header text, on cards that have one."
+    )
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    picked = PickedSerializer(
+        allow_null=True, help_text="The contact the person picked, or null."
+    )
+
+
+class CardDetailView(AgentApiView):
+    """Read back a card of the caller's household, to continue after a pick."""
+
+    @extend_schema(
+        operation_id="get_card",
+        summary="A card the assistant emitted, with the contact picked on it",
+        description=(
+            "Poll after emitting a card with pick_to_chat: `picked` stays null "
+            "until the person picks a contact on the card's page. Cards of other "
+            "households are 404."
+        ),
+        responses={200: CardReadSerializer, **ERRORS},
+        tags=["cards"],
+    )
+    def get(self, request: Request, card_id: UUID) -> Response:
+        card = find_card(household=request.user.household, card_id=card_id)
+        if card is None:
+            raise exceptions.NotFound("No such card.")
+        data: dict[str, Any] = {
+            "id": card.pk,
+            "kind": card.kind,
+            "url": request.build_absolute_uri(card_link(card)),
+            "pick_to_chat": card.pick_to_chat,
+            "created_at": card.created_at,
+            "expires_at": card.expires_at,
+            "picked": None,
+        }
+        if "query" in card.payload:
+            data["query"] = card.payload["query"]
+        if card.picked_contact is not None:
+            data["picked"] = {
+                "contact_id": card.picked_contact.pk,
+                "display_name": card.picked_contact.display_name,
+                "picked_at": card.picked_at,
+            }
+        return Response(CardReadSerializer(data).data)

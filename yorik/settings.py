@@ -136,7 +136,9 @@ if DEBUG:
     # after collectstatic, which WhiteNoise would otherwise warn about.
     warnings.filterwarnings("ignore", message="No directory at")
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "contacts:list"
+LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -160,6 +162,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ContactKindEnum": "contacts.models.ContactKind",
         "ContactStatusEnum": "contacts.models.ContactStatus",
+        "ContactStatusFilterEnum": "contacts.models.STATUS_FILTERS",
         "ChannelKindEnum": "contacts.models.ChannelKind",
         "AddressKindEnum": "contacts.models.AddressKind",
         "RoleEnum": "household.models.Role",
@@ -170,6 +173,7 @@ SPECTACULAR_SETTINGS = {
 
 PAPERLESS_URL = os.environ.get("PAPERLESS_URL", "")
 PAPERLESS_TOKEN = os.environ.get("PAPERLESS_TOKEN", "")
+PAPERLESS_TIMEOUT = float(os.environ.get("PAPERLESS_TIMEOUT", "10"))
 VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))

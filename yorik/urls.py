@@ -1,9 +1,10 @@
 from django.contrib import admin
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 
-from yorik import api
+from yorik import api, views
 from yorik.registry import all_skills
 
 handler404 = "yorik.errors.page_not_found"
@@ -11,6 +12,12 @@ handler500 = "yorik.errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/login/", views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("cards/<uuid:card_id>/", views.card_page, name="card"),
+    path("cards/<uuid:card_id>/pick/", views.pick_card, name="card-pick"),
+    path("contacts/", include("contacts.urls")),
+    path("api/cards/<uuid:card_id>/", api.CardDetailView.as_view(), name="card-detail"),
     path(
         "api/schema/",
         SpectacularAPIView.as_view(
@@ -18,6 +25,7 @@ urlpatterns = [
         ),
         name="schema",
     ),
+    path("", include("people_search.urls")),
     path("api/skills/", api.SkillListView.as_view(), name="skill-list"),
     path("api/skills/tools/", api.ToolListView.as_view(), name="skill-tools"),
     # One route per skill, so the OpenAPI schema documents each one's bodies.

@@ -321,8 +321,8 @@ def test_several_contacts_emit_a_stored_contact_picker_card(api, household):
     stored = Card.objects.get(pk=card["id"])
     assert stored.household == household
     assert stored.payload["picks"] == [
-        {"contact_id": first.pk},
-        {"contact_id": second.pk},
+        {"contact_id": first.pk, "confidence": None, "reason": "", "padded": False},
+        {"contact_id": second.pk, "confidence": None, "reason": "", "padded": False},
     ]
     assert stored.payload["ranked"] is False
 

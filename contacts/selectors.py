@@ -1,0 +1,165 @@
+"""Reads of the address book: browse lists, ranked picks, recent and single contacts."""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import F, QuerySet
+
+from contacts.models import Contact, ContactStatus
+from household.models import Household
+from people_search.matching import Query, matches, name_rank
+from people_search.selectors import DEFAULT_CONTACT_STATUSES
+
+MAX_PICKS = 10
+PICKER_ROWS = 5
+
+
+def statuses_for(status: str) -> tuple[str, ...]:
+    """Return the contact statuses a filter means: 'any' is active and pending."""
+    return tuple(DEFAULT_CONTACT_STATUSES) if status == "any" else (status,)
+
+
+def browse_contacts(
+    *,
+    household: Household,
+    query: Query | None = None,
+    statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
+    kind: str | None = None,
+) -> QuerySet[Contact]:
+    """Return the household's contacts of the statuses and kind, alphabetically.
+
+    With a query, only the contacts the matching engine finds, best match first.
+    `sort_name` is the folded display name, so "Ärztehaus" sorts with "A".
+    """
+    contacts = Contact.objects.filter(household=household, status__in=statuses)
+    if kind:
+        contacts = contacts.filter(kind=kind)
+    if query and not query.is_empty:
+        return contacts.filter(matches(query, phone_field="phone_digits")).order_by(
+            name_rank(query).asc(), "sort_name", "pk"
+        )
+    return contacts.order_by("sort_name", "pk")
+
+
+def list_address_book(
+    *, household: Household, statuses: Sequence[str], kind: str | None = None
+) -> list[dict[str, Any]]:
+    """Return the compact browse rows {id, display_name, relation, kind}."""
+    return list(
+        browse_contacts(household=household, statuses=statuses, kind=kind).values(
+            "id", "display_name", "relation", "kind"
+        )
+    )
+
+
+@dataclass(frozen=True)
+class PickerRow:
+    """A row of a contact picker: a ranked pick, or a neutral padding row."""
+
+    contact_id: int
+    confidence: float | None = None
+    reason: str = ""
+    padded: bool = False
+
+    def as_payload(self) -> dict[str, Any]:
+        return {
+            "contact_id": self.contact_id,
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "padded": self.padded,
+        }
+
+
+@dataclass(frozen=True)
+class PickerRows:
+    """The rows of a ranked picker and the ids left out because they are unseen."""
+
+    rows: list[PickerRow]
+    dropped: list[int]
+
+    @property
+    def rendered(self) -> int:
+        return sum(not row.padded for row in self.rows)
+
+    @property
+    def padded(self) -> int:
+        return sum(row.padded for row in self.rows)
+
+
+def find_picker_rows(
+    *, household: Household, ranked_picks: Iterable[Mapping[str, Any]]
+) -> PickerRows:
+    """Return the best picks the household can see, padded with recent contacts.
+
+    Picks are {id, confidence, reason}. A repeated id keeps its most confident
+    pick; ids outside the household are dropped; the 10 most confident remain
+    (ties keep their input order); fewer than 5 are padded. Two SELECTs at most.
+    """
+    best: dict[int, Mapping[str, Any]] = {}
+    for pick in ranked_picks:
+        kept = best.get(pick["id"])
+        if kept is None or pick["confidence"] > kept["confidence"]:
+            best[pick["id"]] = pick
+    visible = (
+        set(
+            Contact.objects.filter(household=household, pk__in=list(best)).values_list(
+                "pk", flat=True
+            )
+        )
+        if best
+        else set()
+    )
+    ranked = sorted(
+        (pick for contact_id, pick in best.items() if contact_id in visible),
+        key=lambda pick: -pick["confidence"],
+    )[:MAX_PICKS]
+    rows = [
+        PickerRow(
+            contact_id=pick["id"],
+            confidence=pick["confidence"],
+            reason=pick.get("reason", ""),
+        )
+        for pick in ranked
+    ]
+    if len(rows) < PICKER_ROWS:
+        rows += [
+            PickerRow(contact_id=contact_id, padded=True)
+            for contact_id in recent_contact_ids(
+                household=household,
+                exclude=[row.contact_id for row in rows],
+                limit=PICKER_ROWS - len(rows),
+            )
+        ]
+    return PickerRows(
+        rows=rows,
+        dropped=[contact_id for contact_id in best if contact_id not in visible],
+    )
+
+
+def recent_contact_ids(
+    *, household: Household, exclude: Sequence[int], limit: int
+) -> list[int]:
+    """Return the ids of the most recently contacted active contacts."""
+    return list(
+        Contact.objects.filter(household=household, status=ContactStatus.ACTIVE)
+        .exclude(pk__in=exclude)
+        .order_by(F("last_contacted_at").desc(nulls_last=True), "sort_name", "pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def contacts_with_ids(
+    *, household: Household, contact_ids: Iterable[int]
+) -> QuerySet[Contact]:
+    """Return the household's contacts among the ids; others' ids match nothing."""
+    return Contact.objects.filter(household=household, pk__in=list(contact_ids))
+
+
+def find_contact(*, household: Household, contact_id: int) -> Contact | None:
+    """Return a contact of the household with aliases, channels and addresses."""
+    return (
+        Contact.objects.filter(household=household, pk=contact_id)
+        .prefetch_related("aliases", "channels", "addresses")
+        .first()
+    )

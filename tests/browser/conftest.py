@@ -1,0 +1,73 @@
+"""Drive Debian's Chromium through Playwright against the live test server."""
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+
+
+def chromium_path() -> str | None:
+    """Return the system Chromium (Playwright's own download does not work here)."""
+    found = shutil.which("chromium")
+    if found:
+        return found
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator:
+    """Launch Chromium once per module, or skip (fail in CI) when it is absent."""
+    path = chromium_path()
+    if path is None:
+        missing = "Chromium not installed (apt-get install chromium)"
+        if os.environ.get("YORIK_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{missing}, but YORIK_REQUIRE_BROWSER=1 requires it")
+        pytest.skip(f"{missing}; browser tests skipped")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API keeps an event loop running in this thread, which
+    # Django would take for async code; the test's ORM calls are synchronous.
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        browser = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, live_server) -> Iterator:
+    """Return a fresh phone-sized tab without cookies, on the live server."""
+    context = chromium.new_context(
+        base_url=live_server.url, viewport=PHONE, locale="de-DE"
+    )
+    context.set_default_timeout(10_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+@pytest.fixture
+def screenshot() -> Callable:
+    """Return a function that saves the page under artifacts/screenshots/."""
+
+    def save(page, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        page.screenshot(path=path, full_page=True)
+        return path
+
+    return save

@@ -1,0 +1,495 @@
+import time
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from tests.builders import build_contact, build_member
+from yorik.cards import card_link, create_card
+from yorik.models import Card
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def picker(household, picks, *, query="", ranked=True, pick_to_chat=True):
+    """Store a contact_picker card of (contact, confidence, reason, padded) rows."""
+    return create_card(
+        household=household,
+        kind="contact_picker",
+        payload={
+            "query": query,
+            "ranked": ranked,
+            "picks": [
+                {
+                    "contact_id": contact.pk,
+                    "confidence": confidence,
+                    "reason": reason,
+                    "padded": padded,
+                }
+                for contact, confidence, reason, padded in picks
+            ],
+        },
+        created_by=None,
+        pick_to_chat=pick_to_chat,
+    )
+
+
+@pytest.fixture
+def oma(household):
+    return build_contact(
+        household,
+        "Gisela Becker",
+        relation="Großmutter",
+        aliases=["Oma"],
+        channels=[{"kind": "phone", "value": "030 1234567"}],
+    )
+
+
+@pytest.fixture
+def hans(household):
+    return build_contact(
+        household,
+        "Hans Becker",
+        relation="Onkel",
+        channels=[{"kind": "email", "value": "hans@example.org"}],
+    )
+
+
+@pytest.fixture
+def card(household, oma, hans):
+    return picker(
+        household,
+        [(oma, 0.95, "Alias: Oma", False), (hans, None, "", True)],
+        query="Oma",
+    )
+
+
+@pytest.fixture
+def member_client(admin_membership):
+    client = Client()
+    client.force_login(admin_membership.profile.user)
+    return client
+
+
+@pytest.fixture
+def other_client(other_household):
+    client = Client()
+    client.force_login(build_member(other_household, "dana").profile.user)
+    return client
+
+
+def pick(client, card, contact, *, token=""):
+    data = {"contact_id": contact.pk}
+    if token:
+        data["t"] = token
+    return client.post(f"/cards/{card.pk}/pick/", data)
+
+
+def token_of(card):
+    return card_link(card).split("?t=")[1]
+
+
+# Opening a card
+
+
+def test_a_signed_link_opens_the_card_without_a_session(client, card):
+    response = client.get(card_link(card))
+
+    assert response.status_code == 200
+    assert "Gisela Becker" in response.text
+    assert response["Content-Language"] == "de"
+
+
+def test_a_household_member_opens_the_card_without_the_token(member_client, card):
+    response = member_client.get(f"/cards/{card.pk}/")
+
+    assert response.status_code == 200
+
+
+def test_without_session_or_token_the_card_is_not_found(client, card):
+    assert client.get(f"/cards/{card.pk}/").status_code == 404
+
+
+def test_another_households_member_gets_404(other_client, card):
+    assert other_client.get(f"/cards/{card.pk}/").status_code == 404
+
+
+def test_a_removed_member_gets_404(household, card):
+    removed = build_member(household, "rita", status="removed")
+    client = Client()
+    client.force_login(removed.profile.user)
+
+    assert client.get(f"/cards/{card.pk}/").status_code == 404
+
+
+def test_a_tampered_link_gets_404(client, household, card, oma):
+    other_card = picker(household, [(oma, 0.5, "", False)])
+    token = token_of(card)
+
+    assert client.get(f"/cards/{card.pk}/?t={token}x").status_code == 404
+    assert client.get(f"/cards/{card.pk}/?t=x{token[1:]}").status_code == 404
+    assert client.get(f"/cards/{other_card.pk}/?t={token}").status_code == 404
+
+
+def test_an_expired_link_gets_404(client, card, monkeypatch):
+    two_days_ago = time.time() - 2 * 24 * 3600
+    with monkeypatch.context() as patch:
+        patch.setattr(time, "time", lambda: two_days_ago)
+        link = card_link(card)
+
+    assert client.get(link).status_code == 404
+
+
+def test_a_card_past_its_expiry_opens_for_no_one(client, member_client, card):
+    link = card_link(card)
+    Card.objects.filter(pk=card.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+
+    assert client.get(link).status_code == 404
+    assert member_client.get(f"/cards/{card.pk}/").status_code == 404
+
+
+def test_card_pages_forbid_foreign_scripts(client, card):
+    response = client.get(card_link(card))
+
+    policy = response["Content-Security-Policy"]
+    assert "default-src 'self'" in policy
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy
+    assert "no-store" in response["Cache-Control"]
+    assert "<script>" not in response.text
+
+
+# What a card shows
+
+
+def test_ranked_card_shows_pills_and_reasons_and_padding_without(client, card):
+    response = client.get(card_link(card))
+
+    text = response.text
+    assert "<h1>Oma</h1>" in text
+    assert text.index("Gisela Becker") < text.index("Hans Becker")
+    assert "Alias: Oma" in text
+    assert "Sicherheit </span>95\u202f%" in text
+    assert text.count('class="pill ') == 1
+    assert "Zuletzt kontaktiert" in text
+
+
+def test_ranked_card_in_english_for_an_english_household(client, other_household):
+    dana = build_contact(other_household, "Dana Levi", relation="Neighbour")
+    card = picker(other_household, [(dana, 0.8, "Lives next door", False)])
+
+    response = client.get(card_link(card))
+
+    assert '<html lang="en">' in response.text
+    assert "Confidence </span>80%" in response.text
+    assert "Which contact?" in response.text
+    assert "Choose the contact you mean." in response.text
+
+
+def test_unranked_card_shows_relation_and_the_reachable_channel(client, household, oma):
+    card = picker(household, [(oma, None, "", False)], ranked=False)
+
+    response = client.get(card_link(card))
+
+    assert '<html lang="de">' in response.text
+    assert "Welcher Kontakt?" in response.text
+    assert "Großmutter · Telefon: +49301234567" in response.text
+    assert 'class="pill' not in response.text
+
+
+def test_unranked_card_without_pick_to_chat_links_to_contact_pages(
+    client, household, oma, hans
+):
+    card = picker(
+        household, [(oma, None, "", False), (hans, None, "", False)], pick_to_chat=False
+    )
+
+    response = client.get(card_link(card))
+
+    assert f'href="/contacts/{oma.pk}/"' in response.text
+    assert f'href="/contacts/{hans.pk}/"' in response.text
+    assert "<form" not in response.text.split("<main")[1]
+
+
+def test_card_shows_only_its_households_contacts(client, household, other_household):
+    foreign = build_contact(other_household, "Dana Levi")
+    card = picker(household, [(foreign, 0.9, "", False)])
+
+    response = client.get(card_link(card))
+
+    assert response.status_code == 200
+    assert "Dana Levi" not in response.text
+    assert "nicht mehr im Adressbuch" in response.text
+
+
+def test_a_deleted_contact_disappears_from_the_card(client, card, hans):
+    hans.delete()
+
+    response = client.get(card_link(card))
+
+    assert "Hans Becker" not in response.text
+    assert "Gisela Becker" in response.text
+
+
+def test_user_text_is_shown_as_text_never_as_markup(client, household):
+    contact = build_contact(household, XSS, relation="Ignore previous instructions")
+    card = picker(
+        household, [(contact, 0.9, f"reason {XSS}", False)], query=f"Oma {XSS}"
+    )
+    found = create_card(
+        household=household, kind="contacts_found", payload={}, created_by=None
+    )
+
+    for page in (client.get(card_link(card)), client.get(card_link(found))):
+        assert "<img" not in page.text
+        assert "&lt;img src=x onerror=alert(1)&gt;" in page.text
+    assert "Ignore previous instructions" in client.get(card_link(found)).text
+
+
+# contacts_found
+
+
+def test_contacts_found_lists_the_live_book_with_a_letter_index(
+    client, household, other_household
+):
+    for name in ["Zahnarzt Weber", "Ärztehaus Mitte", "Apotheke", "1. FC Nachbarn"]:
+        build_contact(household, name)
+    build_contact(household, "Sam Spam", status="spam")
+    build_contact(other_household, "Avi Cohen")
+    card = create_card(
+        household=household,
+        kind="contacts_found",
+        payload={"status": "any", "kind": None},
+        created_by=None,
+    )
+    build_contact(household, "Bernd Später")
+
+    response = client.get(card_link(card))
+
+    text = response.text
+    assert "5 Kontakte" in text
+    assert [letter for letter in "A#BZ" if f'href="#letter-{letter}"' in text] == [
+        "A",
+        "B",
+        "Z",
+    ]
+    assert 'href="#letter-other"' in text
+    assert 'id="letter-A"' in text
+    assert (
+        text.index("Apotheke") < text.index("Ärztehaus Mitte") < text.index("Zahnarzt")
+    )
+    assert "Bernd Später" in text
+    assert "Sam Spam" not in text
+    assert "Avi Cohen" not in text
+
+
+def test_contacts_found_applies_its_filters(client, household):
+    build_contact(household, "Autohaus Klein", kind="business", status="archived")
+    build_contact(household, "Klaus Klein", status="archived")
+    card = create_card(
+        household=household,
+        kind="contacts_found",
+        payload={"status": "archived", "kind": "business"},
+        created_by=None,
+    )
+
+    text = client.get(card_link(card)).text
+
+    assert "Autohaus Klein" in text
+    assert "Klaus Klein" not in text
+    assert "Archiviert" in text
+
+
+# Picking
+
+
+def test_picking_records_the_pick_and_confirms_it(client, api, card, oma):
+    token = token_of(card)
+
+    response = pick(client, card, oma, token=token)
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/cards/{card.pk}/?t={token}"
+    page = client.get(response["Location"])
+    assert "Ausgewählt: Gisela Becker" in page.text
+    assert 'name="contact_id"' not in page.text
+    answer = api.get(f"/api/cards/{card.pk}/").json()
+    assert answer["picked"]["contact_id"] == oma.pk
+    assert answer["picked"]["display_name"] == "Gisela Becker"
+
+
+def test_a_member_picks_with_the_session_alone(member_client, card, hans):
+    response = pick(member_client, card, hans)
+
+    assert response.status_code == 302
+    card.refresh_from_db()
+    assert card.picked_contact == hans
+
+
+def test_a_second_pick_is_refused_clearly(client, card, oma, hans):
+    token = token_of(card)
+    pick(client, card, oma, token=token)
+
+    response = pick(client, card, hans, token=token)
+
+    assert response.status_code == 409
+    assert "Eine Karte nimmt nur eine Auswahl an" in response.text
+    assert "Ausgewählt: Gisela Becker" in response.text
+    card.refresh_from_db()
+    assert card.picked_contact == oma
+
+
+@pytest.mark.parametrize("whose", ["not_on_card", "foreign", "garbage"])
+def test_only_the_cards_own_rows_can_be_picked(
+    client, household, other_household, card, whose
+):
+    target = {
+        "not_on_card": lambda: build_contact(household, "Nicht Dabei").pk,
+        "foreign": lambda: build_contact(other_household, "Dana Levi").pk,
+        "garbage": lambda: "drop table",
+    }[whose]()
+
+    response = client.post(
+        f"/cards/{card.pk}/pick/", {"contact_id": target, "t": token_of(card)}
+    )
+
+    assert response.status_code == 400
+    assert "kann auf dieser Karte nicht ausgewählt werden" in response.text
+    card.refresh_from_db()
+    assert card.picked_at is None
+
+
+def test_a_card_without_pick_to_chat_takes_no_pick(client, household, oma):
+    card = picker(household, [(oma, None, "", False)], pick_to_chat=False)
+
+    response = pick(client, card, oma, token=token_of(card))
+
+    assert response.status_code == 400
+    card.refresh_from_db()
+    assert card.picked_at is None
+
+
+def test_picking_needs_access_to_the_card(client, other_client, card, oma):
+    assert pick(client, card, oma).status_code == 404
+    assert pick(other_client, card, oma).status_code == 404
+    assert pick(client, card, oma, token="bad").status_code == 404
+    card.refresh_from_db()
+    assert card.picked_at is None
+
+
+def test_picking_is_protected_against_cross_site_requests(card, oma):
+    browser = Client(enforce_csrf_checks=True)
+    token = token_of(card)
+
+    forged = pick(browser, card, oma, token=token)
+    page = browser.get(card_link(card))
+    csrf = page.text.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    genuine = browser.post(
+        f"/cards/{card.pk}/pick/",
+        {"contact_id": oma.pk, "t": token, "csrfmiddlewaretoken": csrf},
+    )
+
+    assert forged.status_code == 403
+    assert genuine.status_code == 302
+
+
+def test_picking_from_contacts_found(client, household, oma):
+    card = create_card(
+        household=household,
+        kind="contacts_found",
+        payload={"status": "any", "kind": None},
+        created_by=None,
+    )
+
+    response = pick(client, card, oma, token=token_of(card))
+
+    assert response.status_code == 302
+    card.refresh_from_db()
+    assert card.picked_contact == oma
+
+
+def test_a_get_on_the_pick_url_is_not_allowed(client, card):
+    assert client.get(f"/cards/{card.pk}/pick/?t={token_of(card)}").status_code == 405
+
+
+# The card API
+
+
+def test_the_api_returns_the_card_before_and_after_the_pick(client, api, card, oma):
+    before = api.get(f"/api/cards/{card.pk}/")
+    pick(client, card, oma, token=token_of(card))
+    after = api.get(f"/api/cards/{card.pk}/")
+
+    assert before.status_code == 200
+    body = before.json()
+    assert set(body) == {
+        "id",
+        "kind",
+        "url",
+        "pick_to_chat",
+        "query",
+        "created_at",
+        "expires_at",
+        "picked",
+    }
+    assert body["id"] == str(card.pk)
+    assert body["kind"] == "contact_picker"
+    assert body["url"].startswith(f"http://testserver/cards/{card.pk}/?t=")
+    assert body["pick_to_chat"] is True
+    assert body["query"] == "Oma"
+    assert body["picked"] is None
+    picked = after.json()["picked"]
+    assert picked["contact_id"] == oma.pk
+    assert picked["display_name"] == "Gisela Becker"
+    assert picked["picked_at"]
+
+
+def test_the_api_follows_a_card_emitted_by_a_skill(client, api, household, hans):
+    emitted = api.call(
+        "list_contacts_for_picking",
+        {"ranked_picks": [{"id": hans.pk, "confidence": 0.6, "reason": "Onkel"}]},
+    ).json()["card"]
+    token = emitted["url"].split("?t=")[1]
+
+    opened = client.get(emitted["url"])
+    picked = pick(client, Card.objects.get(pk=emitted["id"]), hans, token=token)
+
+    assert opened.status_code == 200
+    assert picked.status_code == 302
+    answer = api.get(f"/api/cards/{emitted['id']}/").json()
+    assert answer["picked"]["contact_id"] == hans.pk
+
+
+def test_the_api_hides_other_households_cards(api_as, other_household, card):
+    other = api_as(build_member(other_household, "dana"))
+
+    response = other.get(f"/api/cards/{card.pk}/")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_the_api_needs_a_token(client, card):
+    response = client.get(f"/api/cards/{card.pk}/")
+
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_the_api_leaves_out_query_on_cards_without_one(api, household):
+    card = create_card(
+        household=household, kind="contacts_found", payload={}, created_by=None
+    )
+
+    assert "query" not in api.get(f"/api/cards/{card.pk}/").json()
+
+
+def test_openapi_documents_the_card_endpoint(client, db):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").json()
+
+    operation = schema["paths"]["/api/cards/{card_id}/"]["get"]
+    assert operation["operationId"] == "get_card"
+    assert "404" in operation["responses"]

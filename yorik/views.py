@@ -1,0 +1,153 @@
+"""Pages: the cards the assistant emits, picking from them, and logging in."""
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from urllib.parse import urlencode
+from uuid import UUID
+
+from django import forms
+from django.contrib.auth import views as auth_views
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.decorators import method_decorator
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from yorik.cards import (
+    CardAlreadyPicked,
+    PickRefused,
+    group_by_letter,
+    open_card,
+    pick_contact,
+    read_card_rows,
+)
+from yorik.models import Card, CardKind
+
+# Pages load nothing but the app's own files; with no inline script allowed,
+# markup smuggled into a name could not run even if it escaped escaping.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+View = Callable[..., HttpResponse]
+
+
+def content_security_policy(view: View) -> View:
+    """Send the pages' Content-Security-Policy with the view's responses."""
+
+    @wraps(view)
+    def protected(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
+
+    return protected
+
+
+def render_page(
+    request: HttpRequest,
+    template_name: str,
+    context: dict[str, Any],
+    *,
+    language: str,
+    status: int = 200,
+) -> HttpResponse:
+    """Render a page in the given language (the household's)."""
+    with translation.override(language):
+        response = render(request, template_name, context, status=status)
+    response.headers["Content-Language"] = language
+    return response
+
+
+class PickForm(forms.Form):
+    contact_id = forms.IntegerField()
+
+
+def _open_card(request: HttpRequest, card_id: UUID, token: str) -> Card:
+    card = open_card(card_id=card_id, user=request.user, token=token)
+    if card is None:
+        # The same answer for a missing, expired, foreign or badly signed card.
+        raise Http404("No such card.")
+    return card
+
+
+def _card_page(
+    request: HttpRequest,
+    card: Card,
+    *,
+    token: str,
+    error: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    rows = read_card_rows(card)
+    context = {
+        "card": card,
+        "household": card.household,
+        "token": token,
+        "error": error,
+        "rows": rows,
+        "picks": [row for row in rows if not row.padded],
+        "padding": [row for row in rows if row.padded],
+        # A ranked row explains itself with its reason; others show how to
+        # reach the contact.
+        "show_channel": not card.payload.get("ranked", False),
+    }
+    if card.kind == CardKind.CONTACTS_FOUND:
+        context["groups"] = group_by_letter(rows)
+    return render_page(
+        request,
+        f"cards/{card.kind}.html",
+        context,
+        language=card.household.language,
+        status=status,
+    )
+
+
+@require_GET
+@never_cache  # A card's link carries its token, and its pick state changes.
+@content_security_policy
+def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
+    token = request.GET.get("t", "")
+    return _card_page(request, _open_card(request, card_id, token), token=token)
+
+
+@require_POST
+@never_cache
+@content_security_policy
+def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
+    form = PickForm(request.POST)
+    token = request.POST.get("t", "")
+    card = _open_card(request, card_id, token)
+    if not form.is_valid():
+        return _card_page(
+            request, card, token=token, error=PickRefused.message, status=400
+        )
+    try:
+        pick_contact(card=card, contact_id=form.cleaned_data["contact_id"])
+    except PickRefused as refusal:
+        return _card_page(
+            request,
+            refusal.card,
+            token=token,
+            error=refusal.message,
+            status=409 if isinstance(refusal, CardAlreadyPicked) else 400,
+        )
+    # Redirect after the POST, so reloading the confirmation posts nothing.
+    query = f"?{urlencode({'t': token}, safe=':')}" if token else ""
+    return redirect(f"{card.get_absolute_url()}{query}")
+
+
+@method_decorator(content_security_policy, name="dispatch")
+class LoginView(auth_views.LoginView):
+    """Django's login, in the pages' layout: for every member, not only staff."""
