@@ -189,6 +189,10 @@ class Membership(models.Model):
     lead_access = models.CharField(
         max_length=8, choices=LeadAccess.choices, default=LeadAccess.NONE
     )
+    monthly_token_allowance = models.PositiveIntegerField(
+        default=1_000_000,
+        help_text="Model tokens the assistant may spend for this person each month.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -330,3 +334,44 @@ class CalendarEvent(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class Conversation(models.Model):
+    """A chat of one member with the assistant."""
+
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, related_name="conversations"
+    )
+    membership = models.ForeignKey(
+        Membership, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True)
+    turn_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["household", "membership"])]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+
+class ModelUsage(models.Model):
+    """Model tokens the assistant spent on a member's behalf."""
+
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    membership = models.ForeignKey(
+        Membership, on_delete=models.CASCADE, related_name="model_usage"
+    )
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    tokens = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "model usage"
+        indexes = [models.Index(fields=["membership", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.tokens} tokens"

@@ -5,7 +5,17 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from household.models import Household, Lead, LeadAccess, Membership, Role, UserProfile
+from household.models import (
+    Conversation,
+    Household,
+    Lead,
+    LeadAccess,
+    Membership,
+    ModelUsage,
+    Role,
+    UserProfile,
+)
+from household.selectors import conversation_of, tokens_used_this_month
 from people_search.services import index_leads, index_members
 
 
@@ -64,3 +74,34 @@ def create_lead(*, household: Household, **fields: Any) -> Lead:
     lead.save()
     index_leads(household=household, lead_ids=[lead.pk])
     return lead
+
+
+def start_conversation(*, membership: Membership) -> Conversation:
+    """Open a new conversation of a member with the assistant."""
+    return Conversation.objects.create(
+        household_id=membership.household_id, membership=membership
+    )
+
+
+def record_usage(
+    *, membership: Membership, conversation_id: int | None, tokens: int
+) -> tuple[int, int]:
+    """Record model tokens spent for a member in one of their conversations.
+
+    Return the tokens used this month and the monthly allowance.
+    """
+    conversation = (
+        conversation_of(membership=membership, conversation_id=conversation_id)
+        if conversation_id is not None
+        else None
+    )
+    ModelUsage.objects.create(
+        household_id=membership.household_id,
+        membership=membership,
+        conversation=conversation,
+        tokens=tokens,
+    )
+    return (
+        tokens_used_this_month(membership=membership),
+        membership.monthly_token_allowance,
+    )

@@ -4,6 +4,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 
 from contacts.aggregates import addresses_array, channels_array
@@ -173,6 +174,8 @@ def find_household_people(
 
 
 MAX_HITS = 8
+# pg_trgm word similarity a name must reach to count as similar (bench/names.py).
+TRIGRAM_FLOOR = 0.7
 FIRST_ROWS = 24
 MIN_QUERY_LENGTH = 2
 
@@ -282,7 +285,15 @@ def _people_hits(
     similar = Q(pk__in=similar_ids)
     if query.has_letter and not query.looks_like_email and query.folded:
         # Trigram word similarity catches typos the embedding misses.
-        similar |= Q(**{f"{prefix}search_text__trigram_word_similar": query.folded})
+        # The operator lets the trigram index find candidates at pg_trgm's
+        # default threshold; the tuned floor then keeps the close ones.
+        queryset = queryset.alias(
+            word_similarity=TrigramWordSimilarity(query.folded, f"{prefix}search_text")
+        )
+        similar |= Q(
+            **{f"{prefix}search_text__trigram_word_similar": query.folded},
+            word_similarity__gte=TRIGRAM_FLOOR,
+        )
     values = list(
         queryset.filter(literal | similar)
         .annotate(is_literal=Case(When(literal, then=True), default=False))

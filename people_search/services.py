@@ -1,7 +1,7 @@
 """Keep the name embeddings in step with the names they embed."""
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.db import transaction
 
@@ -13,8 +13,10 @@ from people_search.names import fold_name
 
 logger = logging.getLogger(__name__)
 
+_CHUNK = 500
 
-def index_members(*, household: Household, membership_ids: Iterable[int]) -> None:
+
+def index_members(household: Household, membership_ids: Iterable[int]) -> None:
     """Embed the names of these memberships; managed children are never embedded."""
     memberships = Membership.objects.filter(
         household=household, pk__in=list(membership_ids)
@@ -41,7 +43,7 @@ def index_profile(*, household: Household, profile_id: int) -> None:
     )
 
 
-def index_leads(*, household: Household, lead_ids: Iterable[int]) -> None:
+def index_leads(household: Household, lead_ids: Iterable[int]) -> None:
     """Embed the names of these leads."""
     leads = Lead.objects.filter(household=household, pk__in=list(lead_ids))
     _store(
@@ -51,7 +53,7 @@ def index_leads(*, household: Household, lead_ids: Iterable[int]) -> None:
     )
 
 
-def index_contacts(*, household: Household, contact_ids: Iterable[int]) -> None:
+def index_contacts(household: Household, contact_ids: Iterable[int]) -> None:
     """Embed the display names of these contacts."""
     contacts = Contact.objects.filter(household=household, pk__in=list(contact_ids))
     _store(
@@ -61,20 +63,34 @@ def index_contacts(*, household: Household, contact_ids: Iterable[int]) -> None:
     )
 
 
-def index_household(*, household: Household) -> int:
-    """Embed every name of the household again; return how many rows were embedded."""
+def index_household(
+    *, household: Household, on_progress: Callable[[int], object] = lambda rows: None
+) -> int:
+    """Embed every name of the household again; return how many rows were embedded.
+
+    Rows are embedded in chunks; `on_progress` hears how many each chunk held.
+    """
     NameEmbedding.objects.filter(household=household).delete()
-    index_members(
-        household=household,
-        membership_ids=household.memberships.values_list("pk", flat=True),
-    )
-    index_leads(
-        household=household, lead_ids=household.leads.values_list("pk", flat=True)
-    )
-    index_contacts(
-        household=household, contact_ids=household.contacts.values_list("pk", flat=True)
-    )
+    for index, ids in (
+        (index_members, household.memberships.values_list("pk", flat=True)),
+        (index_leads, household.leads.values_list("pk", flat=True)),
+        (index_contacts, household.contacts.values_list("pk", flat=True)),
+    ):
+        ids = list(ids)
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            index(household, chunk)
+            on_progress(len(chunk))
     return NameEmbedding.objects.filter(household=household).count()
+
+
+def household_size(*, household: Household) -> int:
+    """Return how many members, leads and contacts a household has."""
+    return (
+        household.memberships.count()
+        + household.leads.count()
+        + household.contacts.count()
+    )
 
 
 def embedded_texts(name: str) -> set[str]:

@@ -14,7 +14,7 @@ from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 
 from household.models import Household
-from people_search.embeddings import EmbeddingError, embedding_provider
+from people_search.embeddings import EmbeddingError, embedding_provider, name_words
 from people_search.models import NameEmbedding
 
 logger = logging.getLogger(__name__)
@@ -22,29 +22,47 @@ logger = logging.getLogger(__name__)
 # Below this many embeddings a household is scanned exactly (bench/README.md).
 EXACT_SCAN_BELOW = 20_000
 # Cosine similarity a name must reach to be worth showing (tuned in bench/).
-SIMILARITY_FLOOR = 0.55
+SIMILARITY_FLOOR = 0.45
 CANDIDATES = 24
 _COUNT_TTL = 300
 
-_EXACT = """
-    WITH household_names AS MATERIALIZED (
-        SELECT subject, subject_id, embedding
-        FROM people_search_nameembedding
-        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
+# Each query word is compared with every embedded name and name word; a row
+# is similar when every query word has a close match among its vectors.
+_NEAREST = """
+    WITH {names},
+    words AS (
+        SELECT position, vector::vector AS vector
+        FROM unnest(%(vectors)s::text[]) WITH ORDINALITY AS word(vector, position)
     )
-    SELECT subject, subject_id, 1 - (embedding <=> %(vector)s::vector) AS similarity
-    FROM household_names
-    ORDER BY embedding <=> %(vector)s::vector
-    LIMIT %(limit)s
+    SELECT words.position, nearest.subject, nearest.subject_id, nearest.similarity
+    FROM words
+    CROSS JOIN LATERAL (
+        SELECT subject, subject_id, 1 - (embedding <=> words.vector) AS similarity
+        FROM household_names
+        ORDER BY embedding <=> words.vector
+        LIMIT %(per_word)s
+    ) AS nearest
+    WHERE nearest.similarity >= %(floor)s
 """
-
-_INDEXED = """
-    SELECT subject, subject_id, 1 - (embedding <=> %(vector)s::vector) AS similarity
-    FROM people_search_nameembedding
-    WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
-    ORDER BY embedding <=> %(vector)s::vector
-    LIMIT %(limit)s
-"""
+# Small households: materialise their rows and scan them exactly.
+_EXACT = _NEAREST.format(
+    names="""household_names AS MATERIALIZED (
+        SELECT subject, subject_id, embedding FROM people_search_nameembedding
+        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
+    )"""
+)
+# Large households: let the HNSW index walk, filtered by household.
+_INDEXED = _NEAREST.format(
+    names="""household_names AS NOT MATERIALIZED (
+        SELECT subject, subject_id, embedding FROM people_search_nameembedding
+        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
+    )"""
+)
+# Enough nearest vectors per word that a common first name does not crowd out
+# the row whose other word is the one searched for.
+_PER_WORD = 200
+_MAX_WORDS = 4
+_SAME_WORD = 0.999
 
 
 @dataclass(frozen=True)
@@ -68,17 +86,21 @@ def find_similar_names(
     fails, log why and return no candidates, so search falls back to text
     and phone.
     """
+    words = list(dict.fromkeys(w for w in name_words(name) if len(w) > 1))
+    if not words:
+        return []
+    words = words[:_MAX_WORDS]
     try:
-        vector = embedding_provider().embed([name])[0]
+        vectors = embedding_provider().embed(words)
     except EmbeddingError:
         logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
         return []
     parameters = {
         "household": household.pk,
         "subjects": list(subjects),
-        "vector": str(vector),
-        # Rows have a vector per word as well, so ask for more than needed.
-        "limit": limit * 3,
+        "vectors": [str(vector) for vector in vectors],
+        "per_word": _PER_WORD,
+        "floor": floor,
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
@@ -86,7 +108,7 @@ def find_similar_names(
                 cursor.execute(_EXACT, parameters)
             else:
                 cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                cursor.execute("SET LOCAL hnsw.ef_search = 100")
+                cursor.execute("SET LOCAL hnsw.ef_search = %s", [_PER_WORD])
                 cursor.execute(_INDEXED, parameters)
             rows = cursor.fetchall()
     except DatabaseError:
@@ -94,19 +116,30 @@ def find_similar_names(
             "Similar-name search skipped: vector query failed.", exc_info=True
         )
         return []
-    # A row has a vector per word too: keep its best. Relaxed order may also
-    # return near-ties out of order, so order exactly here.
-    best: dict[tuple[str, int], float] = {}
-    for subject, subject_id, similarity in rows:
-        key = (subject, subject_id)
-        best[key] = max(similarity, best.get(key, -1.0))
+    return _rows_matching_every_word(rows, word_count=len(words))[:limit]
+
+
+def _rows_matching_every_word(
+    rows: Sequence[tuple[int, str, int, float]], *, word_count: int
+) -> list[SimilarName]:
+    """Return the rows that every query word came close to, most similar first.
+
+    A row's similarity is that of its weakest word, so "Anna Mayer" finds
+    "Anna Meier" but not every other Anna.
+    """
+    best: dict[tuple[str, int], dict[int, float]] = {}
+    for position, subject, subject_id, similarity in rows:
+        per_word = best.setdefault((subject, subject_id), {})
+        per_word[position] = max(similarity, per_word.get(position, -1.0))
     found = [
-        SimilarName(subject, subject_id, similarity)
-        for (subject, subject_id), similarity in best.items()
-        if similarity >= floor
+        SimilarName(subject, subject_id, min(per_word.values()))
+        for (subject, subject_id), per_word in best.items()
+        # Rows whose every word is the query's own are literal matches, which
+        # text search finds; they must not take a similar name's place.
+        if len(per_word) == word_count and min(per_word.values()) < _SAME_WORD
     ]
-    found.sort(key=lambda candidate: -candidate.similarity)
-    return found[:limit]
+    found.sort(key=lambda candidate: (-candidate.similarity, candidate.subject_id))
+    return found
 
 
 def embedded_count(household: Household) -> int:

@@ -7,20 +7,23 @@ from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from contacts.models import (
+    STATUS_FILTERS,
     ChannelKind,
     ContactKind,
-    ContactStatus,
     normalize_channel_value,
 )
+from contacts.selectors import PickerRow
 from household.models import LeadStatus, MembershipStatus, Role
 from people_search.matching import parse_query
 from people_search.selectors import (
     DEFAULT_CONTACT_STATUSES,
+    MIN_QUERY_LENGTH,
     find_contacts,
     find_household_people,
     merge_found,
     search_people,
 )
+from people_search.turns import people_search_answer
 from yorik.callers import Caller
 from yorik.registry import Answer, CardRequest, skill
 from yorik.serializers import (
@@ -71,7 +74,7 @@ class FindPersonInput(StrictSerializer):
         help_text="Household only: the member's role. Ignored for contacts.",
     )
     status = StrictChoiceField(
-        ["any", *ContactStatus.values],
+        STATUS_FILTERS,
         default="any",
         help_text=(
             "Contacts only. 'any' means active and pending; spam and archived "
@@ -252,7 +255,8 @@ def find_person(
                 "query": query,
                 "ranked": False,
                 "picks": [
-                    {"contact_id": match.row["id"]} for match in contacts.matches
+                    PickerRow(contact_id=match.row["id"]).as_payload()
+                    for match in contacts.matches
                 ],
             },
         )
@@ -340,14 +344,94 @@ Leads appear only as far as the caller's lead access allows.""",
     tags=["people", "members", "leads", "lookup", "read"],
 )
 def people_search(caller: Caller, *, query: str) -> Answer:
-    found = search_people(
-        household=caller.household, actor=caller.membership, query=query
+    return people_search_answer(membership=caller.membership, query=query)
+
+
+SCOPES = ["members", "leads", "contacts"]
+
+
+class SearchAnythingInput(StrictSerializer):
+    query = StrictCharField(
+        max_length=100,
+        allow_blank=True,
+        help_text="What to look for; fewer than 2 characters find nothing.",
     )
-    items = [*found.members, *found.leads]
-    return Answer(
-        {"items": items, "totalCount": len(items)},
-        CardRequest(
-            kind="people_results",
-            payload={"query": query, "members": found.members, "leads": found.leads},
+    scopes = serializers.ListField(
+        child=StrictChoiceField(SCOPES),
+        required=False,
+        allow_empty=False,
+        max_length=len(SCOPES),
+        help_text=(
+            "Where to look: members, leads, contacts (default: all). Any people "
+            "scope searches both members and leads, with people search's rules."
         ),
     )
+    limit = StrictIntegerField(
+        default=10,
+        min_value=1,
+        max_value=50,
+        help_text="Most contacts to return. Members and leads stay at 8 each.",
+    )
+
+
+class ContactHitSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(["contact"])
+    contact_id = serializers.IntegerField()
+    name = serializers.CharField()
+    relation = serializers.CharField()
+    contact_kind = serializers.ChoiceField(ContactKind.choices)
+
+
+class SearchAnythingOutput(serializers.Serializer):
+    items = serializers.ListField(
+        child=PolymorphicProxySerializer(
+            component_name="SearchAnythingHit",
+            serializers=[MemberHitSerializer, LeadHitSerializer, ContactHitSerializer],
+            resource_type_field_name="kind",
+        ),
+        help_text="Members, then leads, then contacts; each row says its kind.",
+    )
+    totalCount = serializers.IntegerField(  # camelCase: as people_search names it
+        help_text="Number of items."
+    )
+
+
+@skill(
+    name="search_anything",
+    description="Search members, leads and the address book at once.",
+    when_to_use="""\
+Use when the user's words could name anyone the household knows and you do not
+know where to look. Members and leads follow people search's rules (at most 8 of
+each, archived leads marked, leads only as the caller's lead access allows);
+contacts come from the address book. For one specific person prefer find_person,
+for members and leads only people_search.""",
+    input_serializer=SearchAnythingInput,
+    output_serializer=SearchAnythingOutput,
+    cost="Up to 4 indexed SELECTs",
+    permissions=["admin", "member", "restricted"],
+    side_effects="none — read only",
+    tags=["people", "contacts", "search", "read"],
+)
+def search_anything(
+    caller: Caller, *, query: str, limit: int, scopes: list[str] = SCOPES
+) -> Answer:
+    items = []
+    if {"members", "leads"} & set(scopes):
+        found = search_people(
+            household=caller.household, actor=caller.membership, query=query
+        )
+        items += [*found.members, *found.leads]
+    parsed = parse_query(query, region=caller.household.default_region)
+    if "contacts" in scopes and len(parsed.text) >= MIN_QUERY_LENGTH:
+        contacts = find_contacts(household=caller.household, query=parsed, limit=limit)
+        items += [
+            {
+                "kind": "contact",
+                "contact_id": match.row["id"],
+                "name": match.row["display_name"],
+                "relation": match.row["relation"],
+                "contact_kind": match.row["kind"],
+            }
+            for match in contacts.matches
+        ]
+    return Answer({"items": items, "totalCount": len(items)})
