@@ -2,11 +2,14 @@
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import F, Sum
+from django.db.models import F, QuerySet, Sum
 from django.utils import timezone
 
 from household.models import (
     Conversation,
+    Household,
+    Lead,
+    LeadAccess,
     Membership,
     MembershipStatus,
     ModelUsage,
@@ -78,3 +81,23 @@ def is_over_budget(*, membership: Membership) -> bool:
     return tokens_used_this_month(membership=membership) >= (
         membership.monthly_token_allowance
     )
+
+
+def find_member(*, household: Household, membership_id: int) -> Membership | None:
+    """Return a live membership of the household (not removed, profile not deleted)."""
+    return (
+        Membership.objects.select_related("profile")
+        .filter(household=household, pk=membership_id, profile__deleted_at__isnull=True)
+        .exclude(status=MembershipStatus.REMOVED)
+        .first()
+    )
+
+
+def visible_leads(*, actor: Membership) -> QuerySet[Lead]:
+    """Return the leads the actor may see: decided by their lead_access alone."""
+    leads = Lead.objects.filter(household_id=actor.household_id)
+    if actor.lead_access == LeadAccess.ALL:
+        return leads
+    if actor.lead_access == LeadAccess.OWN:
+        return leads.filter(owner=actor)
+    return leads.none()

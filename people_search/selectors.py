@@ -9,7 +9,8 @@ from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import Contact, ContactChannel, ContactStatus
-from household.models import Household, Lead, LeadAccess, Membership, MembershipStatus
+from household.models import Household, LeadAccess, Membership, MembershipStatus
+from household.selectors import visible_leads
 from people_search.matching import Query, matches, name_rank, parse_query
 from people_search.models import Subject
 from people_search.names import fold_name, search_document
@@ -184,16 +185,6 @@ MIN_QUERY_LENGTH = 2
 class PeopleResults:
     members: list[dict[str, Any]]
     leads: list[dict[str, Any]]
-
-
-def visible_leads(*, actor: Membership) -> QuerySet:
-    """Return the leads the actor may see: decided by their lead_access alone."""
-    leads = Lead.objects.filter(household_id=actor.household_id)
-    if actor.lead_access == LeadAccess.ALL:
-        return leads
-    if actor.lead_access == LeadAccess.OWN:
-        return leads.filter(owner=actor)
-    return leads.none()
 
 
 def search_people(

@@ -26,6 +26,7 @@ urlpatterns = [
         name="schema",
     ),
     path("", include("people_search.urls")),
+    path("", include("household.urls")),
     path("api/skills/", api.SkillListView.as_view(), name="skill-list"),
     path("api/skills/tools/", api.ToolListView.as_view(), name="skill-tools"),
     # One route per skill, so the OpenAPI schema documents each one's bodies.

@@ -1,0 +1,67 @@
+"""Dashboard pages of the household: one member, and the leads list."""
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from household.models import Membership
+from household.selectors import find_member, membership_for_user, visible_leads
+from yorik.views import content_security_policy, render_page
+
+LEADS_PER_PAGE = 50
+
+
+def _viewer(request: HttpRequest) -> Membership:
+    membership = membership_for_user(request.user)
+    if membership is None:
+        raise PermissionDenied("You are not a member of a household.")
+    return membership
+
+
+@require_GET
+@login_required
+@content_security_policy
+def member_detail(request: HttpRequest, lang: str, membership_id: int) -> HttpResponse:
+    viewer = _viewer(request)
+    member = find_member(household=viewer.household, membership_id=membership_id)
+    if member is None:
+        raise Http404("No such member.")
+    return render_page(
+        request,
+        "household/member_detail.html",
+        {"household": viewer.household, "member": member, "lang": lang},
+        language=lang,
+    )
+
+
+@require_GET
+@login_required
+@content_security_policy
+def lead_list(request: HttpRequest, lang: str) -> HttpResponse:
+    viewer = _viewer(request)
+    leads = visible_leads(actor=viewer).order_by("sort_name", "pk")
+    highlighted = None
+    page_number = request.GET.get("page")
+    lead_id = request.GET.get("lead", "")
+    if lead_id.isdigit():
+        highlighted = leads.filter(pk=int(lead_id)).first()
+        if highlighted is not None and page_number is None:
+            # Open the page the highlighted lead is on.
+            before = leads.filter(sort_name__lt=highlighted.sort_name).count()
+            page_number = before // LEADS_PER_PAGE + 1
+    page = Paginator(leads.select_related("owner__profile"), LEADS_PER_PAGE).get_page(
+        page_number
+    )
+    return render_page(
+        request,
+        "household/lead_list.html",
+        {
+            "household": viewer.household,
+            "page": page,
+            "highlighted": highlighted,
+            "lang": lang,
+        },
+        language=lang,
+    )
