@@ -140,6 +140,18 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "contacts:list"
 LOGOUT_REDIRECT_URL = "login"
 
+# Rate limits and small counters live in the cache: in PostgreSQL by default in
+# production, so every app server counts the same requests.
+if os.environ.get("YORIK_CACHE", "memory" if DEBUG else "database") == "database":
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "yorik_cache",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "yorik.authentication.BearerTokenAuthentication"
