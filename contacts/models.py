@@ -31,6 +31,7 @@ class ContactStatus(models.TextChoices):
 
 # What callers may filter contacts by: "any" means active or pending.
 STATUS_FILTERS = ["any", *ContactStatus.values]
+DEFAULT_CONTACT_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 
 
 class Contact(models.Model):

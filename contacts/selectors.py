@@ -6,10 +6,14 @@ from typing import Any
 
 from django.db.models import F, QuerySet
 
-from contacts.models import Contact, ContactStatus
+from contacts.models import (
+    DEFAULT_CONTACT_STATUSES,
+    Contact,
+    ContactChannel,
+    ContactStatus,
+)
 from household.models import Household
 from people_search.matching import Query, matches, name_rank
-from people_search.selectors import DEFAULT_CONTACT_STATUSES
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -26,20 +30,28 @@ def browse_contacts(
     query: Query | None = None,
     statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
     kind: str | None = None,
+    channel: tuple[str, str] | None = None,
 ) -> QuerySet[Contact]:
-    """Return the household's contacts of the statuses and kind, alphabetically.
+    """Return the household's contacts of the statuses and kind, best match first.
 
-    With a query, only the contacts the matching engine finds, best match first.
-    `sort_name` is the folded display name, so "Ärztehaus" sorts with "A".
+    With a query, only the contacts the matching engine finds; `channel` is a
+    (kind, normalised value) pair answered from its index. Rows carry their
+    `rank` and sort by it, then by `sort_name`, the folded display name (so
+    "Ärztehaus" sorts with "A").
     """
     contacts = Contact.objects.filter(household=household, status__in=statuses)
     if kind:
         contacts = contacts.filter(kind=kind)
-    if query and not query.is_empty:
-        return contacts.filter(matches(query, phone_field="phone_digits")).order_by(
-            name_rank(query).asc(), "sort_name", "pk"
+    if channel:
+        channel_kind, channel_value = channel
+        contacts = contacts.filter(
+            pk__in=ContactChannel.objects.filter(
+                household=household, kind=channel_kind, value=channel_value
+            ).values("contact_id")
         )
-    return contacts.order_by("sort_name", "pk")
+    if query and not query.is_empty:
+        contacts = contacts.filter(matches(query, phone_field="phone_digits"))
+    return contacts.annotate(rank=name_rank(query)).order_by("rank", "sort_name", "pk")
 
 
 def list_address_book(

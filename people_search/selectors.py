@@ -8,15 +8,14 @@ from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 
 from contacts.aggregates import addresses_array, channels_array
-from contacts.models import Contact, ContactChannel, ContactStatus
+from contacts.models import DEFAULT_CONTACT_STATUSES
+from contacts.selectors import browse_contacts
 from household.models import Household, LeadAccess, Membership, MembershipStatus
 from household.selectors import visible_leads
 from people_search.matching import Query, matches, name_rank, parse_query
 from people_search.models import Subject
 from people_search.names import fold_name, search_document
 from people_search.similar import find_similar_names
-
-DEFAULT_CONTACT_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 
 
 @dataclass(frozen=True)
@@ -73,25 +72,19 @@ def find_contacts(
 
     `channel` is a (kind, normalised value) pair, answered from its index.
     """
-    contacts = Contact.objects.filter(household=household, status__in=statuses)
-    if kind:
-        contacts = contacts.filter(kind=kind)
-    if channel:
-        channel_kind, channel_value = channel
-        contacts = contacts.filter(
-            pk__in=ContactChannel.objects.filter(
-                household=household, kind=channel_kind, value=channel_value
-            ).values("contact_id")
-        )
-    if query and not query.is_empty:
-        contacts = contacts.filter(matches(query, phone_field="phone_digits"))
+    contacts = browse_contacts(
+        household=household,
+        query=query,
+        statuses=statuses,
+        kind=kind,
+        channel=channel,
+    )
     contacts = contacts.annotate(
-        rank=name_rank(query),
         sort_key=F("sort_name"),
         total=Window(Count("pk")),
         channel_list=channels_array(),
         address_list=addresses_array(),
-    ).order_by("rank", "sort_name", "pk")
+    )
     return _found(
         contacts.values(
             "id",

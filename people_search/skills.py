@@ -7,6 +7,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
 from contacts.models import (
+    DEFAULT_CONTACT_STATUSES,
     STATUS_FILTERS,
     ChannelKind,
     ContactKind,
@@ -16,7 +17,6 @@ from contacts.selectors import PickerRow
 from household.models import LeadStatus, MembershipStatus, Role
 from people_search.matching import parse_query
 from people_search.selectors import (
-    DEFAULT_CONTACT_STATUSES,
     MIN_QUERY_LENGTH,
     find_contacts,
     find_household_people,
