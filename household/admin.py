@@ -16,6 +16,7 @@ from household.models import (
     Membership,
     UserProfile,
 )
+from people_search.services import index_leads, index_members, index_profile
 
 
 @admin.register(Household)
@@ -136,6 +137,13 @@ class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         # Logins are shared by the whole site; only superusers link them.
         return [*readonly, "user"]
 
+    def save_related(
+        self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool
+    ) -> None:
+        super().save_related(request, form, formsets, change)
+        # The name or the role (children are never embedded) may have changed.
+        index_profile(household=form.instance.household, profile_id=form.instance.pk)
+
     @admin.display(description="role")
     def role(self, profile: UserProfile) -> str:
         return ", ".join(
@@ -157,6 +165,16 @@ class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     ]
     list_select_related = ["profile"]
     fields = ["household", "profile", "role", "status", "lead_access"]
+
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: Membership,
+        form: forms.ModelForm,
+        change: bool,
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        index_members(household=obj.household, membership_ids=[obj.pk])
 
 
 @admin.register(Lead)
@@ -184,6 +202,12 @@ class LeadAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         "archived",
         "owner",
     ]
+
+    def save_model(
+        self, request: HttpRequest, obj: Lead, form: forms.ModelForm, change: bool
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        index_leads(household=obj.household, lead_ids=[obj.pk])
 
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey, request: HttpRequest, **kwargs: Any

@@ -347,3 +347,39 @@ def test_superuser_without_household_gets_a_form_error(client, db):
     assert response.status_code == 200
     assert "This field is required." in response.text
     assert not Contact.objects.exists()
+
+
+def test_admin_edits_of_names_reach_people_search(anna, household, admin_membership):
+    from people_search.models import NameEmbedding
+    from tests.builders import build_lead
+
+    lead = build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
+    data = {
+        "first_name": "Dana",
+        "last_name": "Mizrahi",
+        "email": "",
+        "phone": "",
+        "status": "new",
+        "owner": admin_membership.pk,
+    }
+
+    response = anna.post(reverse("admin:household_lead_change", args=[lead.pk]), data)
+
+    assert response.status_code == 302
+    names = set(
+        NameEmbedding.objects.filter(subject="lead", subject_id=lead.pk).values_list(
+            "name", flat=True
+        )
+    )
+    assert names == {"dana mizrahi", "dana", "mizrahi"}
+
+
+def test_profile_added_in_admin_gets_its_name_embedded(anna, household):
+    from people_search.models import NameEmbedding
+
+    test_add_profile_with_membership_inline(anna, household)
+
+    membership = UserProfile.objects.get(username="ben").memberships.get()
+    assert NameEmbedding.objects.filter(
+        subject="member", subject_id=membership.pk, name="ben becker"
+    ).exists()
