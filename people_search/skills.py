@@ -146,7 +146,11 @@ class FindPersonOutput(serializers.Serializer):
     results = serializers.ListField(
         child=PolymorphicProxySerializer(
             component_name="FindPersonRow",
-            serializers=[HouseholdRowSerializer, ContactRowSerializer],
+            # A mapping: drf-spectacular cannot read a ChoiceField's one value.
+            serializers={
+                "household": HouseholdRowSerializer,
+                "contacts": ContactRowSerializer,
+            },
             resource_type_field_name="source",
         ),
         help_text=(
@@ -305,7 +309,7 @@ class LeadHitSerializer(serializers.Serializer):
 
 PeopleHitSerializer = PolymorphicProxySerializer(
     component_name="PeopleHit",
-    serializers=[MemberHitSerializer, LeadHitSerializer],
+    serializers={"member": MemberHitSerializer, "lead": LeadHitSerializer},
     resource_type_field_name="kind",
 )
 
@@ -359,7 +363,8 @@ class SearchAnythingInput(StrictSerializer):
     scopes = serializers.ListField(
         child=StrictChoiceField(SCOPES),
         required=False,
-        allow_empty=False,
+        allow_empty=False,  # its message reads better than min_length's
+        min_length=1,  # documents minItems in the schemas
         max_length=len(SCOPES),
         help_text=(
             "Where to look: members, leads, contacts (default: all). Any people "
@@ -386,7 +391,11 @@ class SearchAnythingOutput(serializers.Serializer):
     items = serializers.ListField(
         child=PolymorphicProxySerializer(
             component_name="SearchAnythingHit",
-            serializers=[MemberHitSerializer, LeadHitSerializer, ContactHitSerializer],
+            serializers={
+                "member": MemberHitSerializer,
+                "lead": LeadHitSerializer,
+                "contact": ContactHitSerializer,
+            },
             resource_type_field_name="kind",
         ),
         help_text="Members, then leads, then contacts; each row says its kind.",

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from yorik.cards import card_link, create_card, find_card
 from yorik.models import CardKind
 from yorik.registry import Answer, Skill, get_skill, skills_for_tier
+from yorik.serializers import StrictChoiceField, StrictSerializer
 from yorik.throttling import TokenRateThrottle
 
 
@@ -29,7 +30,8 @@ class ErrorSerializer(serializers.Serializer):
     )
 
 
-ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 429)}
+# 406: every answer is JSON, so an Accept header without it is refused.
+ERRORS = {status: ErrorSerializer for status in (400, 401, 403, 404, 406, 429)}
 
 
 class AgentApiView(APIView):
@@ -93,8 +95,8 @@ class SkillDetailView(AgentApiView):
         return Response(allowed_skill(request, name).manifest())
 
 
-class FlavorSerializer(serializers.Serializer):
-    flavor = serializers.ChoiceField(["openai", "anthropic"], default="openai")
+class FlavorSerializer(StrictSerializer):
+    flavor = StrictChoiceField(["openai", "anthropic"], default="openai")
 
 
 class ToolListView(AgentApiView):
@@ -112,7 +114,8 @@ class ToolListView(AgentApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        query = FlavorSerializer(data=request.query_params)
+        # A plain dict: an empty ?flavor= is refused rather than read as unset.
+        query = FlavorSerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         flavor = query.validated_data["flavor"]
         tools = [s.tool(flavor) for s in skills_for_tier(request.user.tier)]

@@ -1,6 +1,12 @@
-"""Teach drf-spectacular about the agent API's bearer tokens."""
+"""Teach drf-spectacular about the agent API's bearer tokens and strict inputs."""
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from typing import Any
+
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
+)
+from drf_spectacular.openapi import AutoSchema
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
@@ -13,3 +19,17 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
             "scheme": "bearer",
             "description": "A token from `manage.py issue_token USERNAME`.",
         }
+
+
+class StrictSerializerExtension(OpenApiSerializerExtension):
+    """Document that a StrictSerializer refuses keys it does not declare."""
+
+    target_class = "yorik.serializers.StrictSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: AutoSchema, direction: str) -> Any:
+        schema = auto_schema._map_serializer(
+            self.target, direction, bypass_extensions=True
+        )
+        schema["additionalProperties"] = False
+        return schema

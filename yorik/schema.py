@@ -44,6 +44,8 @@ def _type_schema(field: fields.Field) -> dict[str, Any]:
         return serializer_schema(field)
     if isinstance(field, serializers.ListField):
         schema = {"type": "array", "items": field_schema(field.child)}
+        if field.min_length is not None:
+            schema["minItems"] = field.min_length
         if field.max_length is not None:
             schema["maxItems"] = field.max_length
         return schema
