@@ -1,0 +1,267 @@
+"""Django admin, as one group: A's household admin never reaches a row of B.
+
+Every registered model is covered by iterating the admin site's registry, so a
+model registered later is covered without a new test.
+"""
+
+import re
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.contenttypes.models import ContentType
+from django.db import models
+from django.test import Client
+from django.urls import NoReverseMatch, reverse
+
+from household.models import CalendarEvent, Household, Lead, Membership
+from tests.isolation.world import B_SURNAME, Side, World, shows_b
+
+pytestmark = pytest.mark.django_db
+
+ADMIN_MODELS = sorted(model._meta.label_lower for model in admin.site._registry)
+
+
+def rows_of(side: Side, model: type[models.Model]) -> list[models.Model]:
+    """Return a row of the household of a model the admin registers, if any.
+
+    One row per model is enough: the admin scopes by model, not by row.
+    """
+    if model is Household:
+        return [side.household]
+    if model is get_user_model():
+        return [side.admin.profile.user]
+    if any(field.name == "household" for field in model._meta.get_fields()):
+        return list(model.objects.filter(household=side.household)[:1])
+    return []
+
+
+def admin_url(model: type[models.Model], view: str, *args: object) -> str:
+    return reverse(
+        f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args
+    )
+
+
+@pytest.fixture
+def a_admin(world: World, browser_of) -> Client:
+    return browser_of(world.a.admin)
+
+
+def assert_out_of_reach(response) -> None:
+    """A foreign row's page is refused, or redirects to the index saying so."""
+    assert response.status_code in {200, 403, 404}
+    if response.status_code == 200:
+        assert response.redirect_chain[-1][0] == reverse("admin:index")
+    assert not shows_b(response.content.decode())
+
+
+def test_the_world_gives_every_household_model_rows_in_b(world):
+    for label in ADMIN_MODELS:
+        model = apps.get_model(label)
+        if model._meta.label == "auth.Group":
+            continue
+        assert rows_of(world.b, model), f"Add rows of {label} to B's world."
+
+
+def model_admin_views() -> list[tuple[str, str]]:
+    """Return (model, route) of every view of every registered model admin."""
+    return sorted(
+        (model._meta.label_lower, str(pattern.pattern))
+        for model, model_admin in admin.site._registry.items()
+        for pattern in model_admin.get_urls()
+    )
+
+
+def view_url(label: str, route: str, pk: object = None) -> str:
+    """Return the URL of a model admin's view, its row argument set to pk."""
+    model_path = label.replace(".", "/")
+    row_route = re.sub(r"<[^>]+>", str(pk), route)
+    return f"{reverse('admin:index')}{model_path}/{row_route}"
+
+
+ROW_VIEWS = [(label, route) for label, route in model_admin_views() if "<" in route]
+MODEL_VIEWS = [
+    (label, route) for label, route in model_admin_views() if "<" not in route
+]
+
+
+@pytest.mark.parametrize(("label", "route"), ROW_VIEWS)
+def test_bs_rows_are_out_of_reach(world, a_admin, label, route):
+    for row in rows_of(world.b, apps.get_model(label)):
+        response = a_admin.get(view_url(label, route, row.pk), follow=True)
+
+        assert_out_of_reach(response)
+
+
+@pytest.mark.parametrize(("label", "route"), MODEL_VIEWS)
+def test_model_views_show_nothing_of_b(a_admin, label, route):
+    """Change lists, add forms and custom views such as the vCard import."""
+    response = a_admin.get(view_url(label, route), follow=True)
+
+    assert response.status_code in {200, 403}
+    assert not shows_b(response.content.decode())
+
+
+@pytest.mark.parametrize("label", ADMIN_MODELS)
+def test_bs_rows_cannot_be_deleted(world, a_admin, label):
+    model = apps.get_model(label)
+
+    for row in rows_of(world.b, model):
+        a_admin.post(admin_url(model, "delete", row.pk), {"post": "yes"})
+        a_admin.post(
+            admin_url(model, "changelist"),
+            {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"},
+        )
+        assert model.objects.filter(pk=row.pk).exists()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [{"q": B_SURNAME}, {"household__id__exact": "b"}, {"household": "b"}],
+    ids=["search", "household filter", "household lookup"],
+)
+@pytest.mark.parametrize("label", ADMIN_MODELS)
+def test_changelists_show_nothing_of_b(world, a_admin, label, query):
+    model = apps.get_model(label)
+    params = {
+        key: world.b.household.pk if value == "b" else value
+        for key, value in query.items()
+    }
+
+    response = a_admin.get(admin_url(model, "changelist"), params, follow=True)
+
+    assert response.status_code in {200, 400, 403}
+    assert not shows_b(response.content.decode())
+
+
+@pytest.mark.parametrize(("label", "route"), ROW_VIEWS)
+def test_own_rows_views_show_nothing_of_b(world, a_admin, label, route):
+    """Foreign-key choices, inlines and deletion summaries stay in the household."""
+    for row in rows_of(world.a, apps.get_model(label)):
+        response = a_admin.get(view_url(label, route, row.pk), follow=True)
+
+        assert response.status_code in {200, 403}
+        assert not shows_b(response.content.decode())
+
+
+def autocomplete_fields() -> list[tuple[str, str]]:
+    """Return (model, field) of every relation whose target admin can search."""
+    found = []
+    for model in admin.site._registry:
+        for field in model._meta.get_fields():
+            target = getattr(field, "related_model", None)
+            if (
+                field.concrete
+                and target in admin.site._registry
+                and admin.site._registry[target].search_fields
+            ):
+                found.append((model._meta.label_lower, field.name))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("term", ["", B_SURNAME])
+@pytest.mark.parametrize(("label", "field"), autocomplete_fields())
+def test_autocomplete_offers_nothing_of_b(a_admin, label, field, term):
+    app_label, model_name = label.split(".")
+
+    response = a_admin.get(
+        reverse("admin:autocomplete"),
+        {
+            "app_label": app_label,
+            "model_name": model_name,
+            "field_name": field,
+            "term": term,
+        },
+    )
+
+    assert response.status_code in {200, 403, 404}
+    assert not shows_b(response.content.decode())
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        label
+        for label in ADMIN_MODELS
+        if hasattr(apps.get_model(label), "get_absolute_url")
+    ],
+)
+def test_view_on_site_of_bs_rows_leads_nowhere(world, a_admin, label):
+    model = apps.get_model(label)
+    content_type = ContentType.objects.get_for_model(model)
+
+    for row in rows_of(world.b, model):
+        try:
+            url = reverse("admin:view_on_site", args=[content_type.pk, row.pk])
+        except NoReverseMatch:
+            pytest.fail("The admin lost its view-on-site route: update this test.")
+        response = a_admin.get(url, follow=True)
+        assert response.status_code == 404
+        assert not shows_b(response.content.decode())
+
+
+def test_admin_index_shows_nothing_of_b(a_admin):
+    for url in [reverse("admin:index"), "/admin/household/", "/admin/contacts/"]:
+        assert not shows_b(a_admin.get(url).content.decode())
+
+
+def test_a_member_who_is_not_staff_gets_no_admin(world, browser_of):
+    browser = browser_of(world.a.members["member"])
+
+    response = browser.get(admin_url(Membership, "changelist"))
+
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("admin:login"))
+
+
+FORMS = ["lead with an owner", "event with an attendee", "membership of a profile"]
+
+
+def add_form(side: Side, form: str) -> tuple[type[models.Model], dict]:
+    """Return an add form whose relation field names a row of the side."""
+    member = side.members["viewer"]
+    return {
+        "lead with an owner": (
+            Lead,
+            {"first_name": "Eve", "status": "new", "owner": member.pk},
+        ),
+        "event with an attendee": (
+            CalendarEvent,
+            {
+                "title": "Treffen",
+                "starts_at_0": "2025-01-01",
+                "starts_at_1": "10:00:00",
+                "attendees": [member.profile.pk],
+            },
+        ),
+        # A profile of the side without a membership, which the form would add.
+        "membership of a profile": (
+            Membership,
+            {"profile": member.profile.pk, "role": "admin", "status": "active"},
+        ),
+    }[form]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_add_forms_refuse_bs_rows_as_choices(world, a_admin, form):
+    model, data = add_form(world.b, form)
+    before = model.objects.count()
+
+    response = a_admin.post(admin_url(model, "add"), data)
+
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.content.decode()
+    assert model.objects.count() == before
+
+
+@pytest.mark.parametrize("form", FORMS[:2])
+def test_add_forms_take_own_rows(world, a_admin, form):
+    """The control: the same forms with A's rows are saved."""
+    model, data = add_form(world.a, form)
+    before = model.objects.count()
+
+    response = a_admin.post(admin_url(model, "add"), data)
+
+    assert response.status_code == 302
+    assert model.objects.count() == before + 1

@@ -1,0 +1,211 @@
+"""A's people open B's cards, contacts and dashboard pages: 404 or nothing of B."""
+
+import pytest
+from django.test import Client
+
+from tests.isolation.world import (
+    B_PHONES,
+    B_SURNAME,
+    CARD_KINDS,
+    LOGIN_ROLES,
+    World,
+    shows_b,
+)
+from yorik.cards import card_link
+from yorik.models import Card
+
+pytestmark = pytest.mark.django_db
+
+
+def token_of(card: Card) -> str:
+    return card_link(card).split("?t=")[1]
+
+
+@pytest.fixture(params=LOGIN_ROLES)
+def a_browser(request, world, browser_of) -> Client:
+    """A browser logged in as A's member of each role with a login."""
+    return browser_of(world.a.members[request.param])
+
+
+def assert_not_found(response) -> None:
+    assert response.status_code == 404
+    assert not shows_b(response.content.decode())
+
+
+# Cards
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_bs_card_page_is_404_for_as_session(world, a_browser, kind):
+    assert_not_found(a_browser.get(f"/cards/{world.b.cards[kind].pk}/"))
+
+
+def tampered_links(world: World, kind: str) -> dict[str, str]:
+    card = world.b.cards[kind]
+    token = token_of(card)
+    signed_for_a = token_of(world.a.cards[kind])
+    return {
+        "appended": f"/cards/{card.pk}/?t={token}x",
+        "first character": f"/cards/{card.pk}/?t=x{token[1:]}",
+        "signature cut": f"/cards/{card.pk}/?t={token.rsplit(':', 1)[0]}",
+        "A's token on B's card": f"/cards/{card.pk}/?t={signed_for_a}",
+        "B's value, A's signature": f"/cards/{card.pk}/?t={card.pk}:"
+        + signed_for_a.split(":", 1)[1],
+    }
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "appended",
+        "first character",
+        "signature cut",
+        "A's token on B's card",
+        "B's value, A's signature",
+    ],
+)
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_a_tampered_link_of_bs_card_is_404(world, browser_of, kind, tamper):
+    """With A's admin logged in, the most a session could add to a link."""
+    browser = browser_of(world.a.admin)
+
+    assert_not_found(browser.get(tampered_links(world, kind)[tamper]))
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_bs_card_cannot_be_picked_from_as_session(world, a_browser, kind):
+    card = world.b.cards[kind]
+    before = Card.objects.values("picked_contact", "picked_at").get(pk=card.pk)
+
+    response = a_browser.post(
+        f"/cards/{card.pk}/pick/", {"contact_id": world.b.contact.pk}
+    )
+
+    assert_not_found(response)
+    assert Card.objects.values("picked_contact", "picked_at").get(pk=card.pk) == before
+
+
+def test_as_card_refuses_a_pick_of_bs_contact(world, a_browser):
+    card = world.a.cards["contact_picker"]
+
+    response = a_browser.post(
+        f"/cards/{card.pk}/pick/", {"contact_id": world.b.contact.pk}
+    )
+
+    assert response.status_code == 400
+    assert not shows_b(response.content.decode())
+    assert Card.objects.get(pk=card.pk).picked_contact is None
+
+
+def test_as_card_through_its_link_refuses_a_pick_of_bs_contact(world):
+    card = world.a.cards["contact_picker_ranked"]
+
+    response = Client().post(
+        f"/cards/{card.pk}/pick/",
+        {"contact_id": world.b.contact.pk, "t": token_of(card)},
+    )
+
+    assert response.status_code == 400
+    assert Card.objects.get(pk=card.pk).picked_contact is None
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_cards_need_a_session_or_link(world, kind):
+    card = world.a.cards[kind]
+
+    assert Client().get(f"/cards/{card.pk}/").status_code == 404
+    assert Client().post(f"/cards/{card.pk}/pick/", {"contact_id": 1}).status_code == (
+        404
+    )
+
+
+# Contact pages
+
+
+def test_bs_contacts_are_404(world, a_browser):
+    for contact in world.b.contacts:
+        assert_not_found(a_browser.get(f"/contacts/{contact.pk}/"))
+
+
+@pytest.mark.parametrize(
+    "query", [B_SURNAME, B_PHONES["contact"], "Quornwal", "zzb-secret", ""]
+)
+def test_contact_list_shows_nothing_of_b(world, a_browser, query):
+    response = a_browser.get("/contacts/", {"q": query, "status": "any"})
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    expected = len(world.a.contacts) if not query else 0
+    assert f"{expected} Kontakte" in page
+    # The search box repeats the query; the rows must not.
+    assert not shows_b(page.replace('value="zzb-secret"', ""))
+
+
+@pytest.mark.parametrize("status", ["active", "pending", "spam", "archived"])
+def test_every_status_filter_stays_in_the_household(a_browser, status):
+    response = a_browser.get("/contacts/", {"status": status})
+
+    assert not shows_b(response.content.decode())
+
+
+# Dashboard pages
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_bs_members_are_404_on_the_dashboard(world, a_browser, lang):
+    for membership in world.b.members.values():
+        assert_not_found(a_browser.get(f"/{lang}/dashboard/members/{membership.pk}"))
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_leads_page_never_lists_or_highlights_bs_lead(world, a_browser, lang):
+    lead = world.b.leads[0]
+
+    response = a_browser.get(f"/{lang}/dashboard/leads", {"lead": lead.pk})
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert not shows_b(page)
+    assert f'id="lead-{lead.pk}"' not in page
+    assert 'aria-current="true"' not in page
+
+
+def test_the_dashboard_shows_own_members(world, a_browser):
+    """The control: A's own member page opens."""
+    member = world.a.members["member"]
+
+    assert a_browser.get(f"/de/dashboard/members/{member.pk}").status_code == 200
+
+
+# Visitors without a live membership
+
+
+PAGES = {
+    "contact list": lambda world: "/contacts/",
+    "contact": lambda world: f"/contacts/{world.a.contact.pk}/",
+    "member": lambda world: f"/de/dashboard/members/{world.a.admin.pk}",
+    "leads": lambda world: "/de/dashboard/leads",
+    "card": lambda world: f"/cards/{world.a.cards['contacts_found'].pk}/",
+}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_anonymous_visitors_are_sent_to_log_in_or_get_404(world, client, page):
+    response = client.get(PAGES[page](world))
+
+    if page == "card":
+        assert response.status_code == 404
+    else:
+        assert response.status_code == 302
+        assert response.url.startswith("/accounts/login/")
+
+
+@pytest.mark.parametrize("dead", ["removed membership", "deleted profile"])
+@pytest.mark.parametrize("page", PAGES)
+def test_logins_without_a_live_membership_see_nothing(world, browser_of, page, dead):
+    browser = browser_of(world.a.dead_members[dead])
+
+    response = browser.get(PAGES[page](world))
+
+    assert response.status_code in {403, 404}
+    assert world.a.contact.display_name not in response.content.decode()
