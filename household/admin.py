@@ -164,6 +164,7 @@ class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         "profile__email",
     ]
     list_select_related = ["profile"]
+    ordering = ["profile__sort_name", "pk"]
     fields = ["household", "profile", "role", "status", "lead_access"]
 
     def save_model(

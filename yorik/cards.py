@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 from contacts.models import Contact
 from contacts.selectors import browse_contacts, contacts_with_ids, statuses_for
 from household.models import Household, UserProfile
-from household.selectors import membership_for_user
+from household.selectors import active_membership, membership_for_user, visible_leads
 from yorik.models import Card, CardKind
 
 _SALT = "yorik.cards"
@@ -80,6 +80,29 @@ def open_card(
     if membership is not None and membership.household_id == card.household_id:
         return card
     return None
+
+
+def visible_card_leads(
+    card: Card, *, user: AbstractBaseUser | AnonymousUser
+) -> list[dict[str, Any]]:
+    """Return the lead rows of a people_results card that its viewer may see.
+
+    A logged-in member of the household sees at most what their own lead
+    access allows; a visitor through the signed link, what the card's creator
+    may see now.
+    """
+    leads = card.payload.get("leads", [])
+    viewer = membership_for_user(user)
+    if viewer is None or viewer.household_id != card.household_id:
+        viewer = card.created_by and active_membership(card.created_by)
+    if viewer is None:
+        return []
+    visible = set(
+        visible_leads(actor=viewer)
+        .filter(pk__in=[lead["lead_id"] for lead in leads])
+        .values_list("pk", flat=True)
+    )
+    return [lead for lead in leads if lead["lead_id"] in visible]
 
 
 def find_card(*, household: Household, card_id: UUID) -> Card | None:

@@ -22,6 +22,7 @@ from yorik.cards import (
     open_card,
     pick_contact,
     read_card_rows,
+    visible_card_leads,
 )
 from yorik.models import Card, CardKind
 
@@ -105,6 +106,8 @@ def _card_page(
     }
     if card.kind == CardKind.CONTACTS_FOUND:
         context["groups"] = group_by_letter(rows)
+    if card.kind == CardKind.PEOPLE_RESULTS:
+        context["leads"] = visible_card_leads(card, user=request.user)
     return render_page(
         request,
         f"cards/{card.kind}.html",

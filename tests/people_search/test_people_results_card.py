@@ -145,3 +145,25 @@ def test_dashboard_needs_a_login(client, household, admin_membership):
 
     assert response.status_code == 302
     assert "/accounts/login/" in response["Location"]
+
+
+def test_members_see_only_the_leads_their_access_allows(api, client, household):
+    build_lead(household, "Dana", last_name="Levi", owner=api.membership)
+    card = api.call("people_search", {"query": "dana"}).json()["card"]
+    build_member(household, "jonas", lead_access="none")
+    client.login(username="jonas", password=PASSWORD)
+
+    as_jonas = client.get(f"/cards/{card['id']}/").content.decode()
+    through_the_link = Client().get(card["url"]).content.decode()
+
+    assert "Dana Levi" not in as_jonas
+    assert "Dana Levi" in through_the_link
+
+
+def test_the_link_shows_what_the_creator_may_see_now(api, household):
+    build_lead(household, "Dana", last_name="Levi", owner=api.membership)
+    card = api.call("people_search", {"query": "dana"}).json()["card"]
+    api.membership.lead_access = "none"
+    api.membership.save()
+
+    assert "Dana Levi" not in Client().get(card["url"]).content.decode()
