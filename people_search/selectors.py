@@ -110,6 +110,19 @@ def find_contacts(
     )
 
 
+def _live_memberships(household: Household) -> QuerySet[Membership]:
+    """Return the household's memberships but removed ones and deleted profiles.
+
+    The household is repeated on the profile so that the planner reads this
+    household's profiles, not every household's (bench/README.md).
+    """
+    return Membership.objects.filter(
+        household=household,
+        profile__household=household,
+        profile__deleted_at__isnull=True,
+    ).exclude(status=MembershipStatus.REMOVED)
+
+
 def find_household_people(
     *,
     household: Household,
@@ -121,9 +134,7 @@ def find_household_people(
 
     Removed memberships and deleted profiles are never found.
     """
-    memberships = Membership.objects.filter(
-        household=household, profile__deleted_at__isnull=True
-    ).exclude(status=MembershipStatus.REMOVED)
+    memberships = _live_memberships(household)
     if role:
         memberships = memberships.filter(role=role)
     if query and not query.is_empty:
@@ -200,9 +211,7 @@ def search_people(
         ):
             similar[candidate.subject].add(candidate.subject_id)
 
-    members = Membership.objects.filter(
-        household=household, profile__deleted_at__isnull=True
-    ).exclude(status=MembershipStatus.REMOVED)
+    members = _live_memberships(household)
     member_rows = _people_hits(
         members,
         parsed,

@@ -19,8 +19,13 @@ from people_search.models import NameEmbedding
 
 logger = logging.getLogger(__name__)
 
-# Below this many embeddings a household is scanned exactly (bench/README.md).
-EXACT_SCAN_BELOW = 20_000
+# Below this many member and lead embeddings a household is scanned exactly.
+# Measured on 2 cores in a table of 800,000 embeddings: at 31,000 and 92,000
+# the HNSW path's recall@24 was 0.30 and 0.03 (its walk is trapped among
+# identical name vectors) and its p95 up to 205 ms, while the exact scan took
+# 42 and 117 ms p95; at 308,000 the exact scan took 908 ms, the index 14 ms
+# with recall 0.76 (bench/README.md, "People search at scale").
+EXACT_SCAN_BELOW = 100_000
 # Cosine similarity a name must reach to be worth showing (tuned in bench/).
 SIMILARITY_FLOOR = 0.45
 CANDIDATES = 24
@@ -28,9 +33,14 @@ _COUNT_TTL = 300
 
 # Each query word is compared with every embedded name and name word; a row
 # is similar when every query word has a close match among its vectors.
+# The words are materialised so each is cast to a vector once; inlined, the
+# cast ran for every row it was compared with (12x slower, bench/README.md).
 _NEAREST = """
-    WITH {names},
-    words AS (
+    WITH household_names AS NOT MATERIALIZED (
+        SELECT subject, subject_id, embedding FROM people_search_nameembedding
+        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
+    ),
+    words AS MATERIALIZED (
         SELECT position, vector::vector AS vector
         FROM unnest(%(vectors)s::text[]) WITH ORDINALITY AS word(vector, position)
     )
@@ -44,20 +54,6 @@ _NEAREST = """
     ) AS nearest
     WHERE nearest.similarity >= %(floor)s
 """
-# Small households: materialise their rows and scan them exactly.
-_EXACT = _NEAREST.format(
-    names="""household_names AS MATERIALIZED (
-        SELECT subject, subject_id, embedding FROM people_search_nameembedding
-        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
-    )"""
-)
-# Large households: let the HNSW index walk, filtered by household.
-_INDEXED = _NEAREST.format(
-    names="""household_names AS NOT MATERIALIZED (
-        SELECT subject, subject_id, embedding FROM people_search_nameembedding
-        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
-    )"""
-)
 # Enough nearest vectors per word that a common first name does not crowd out
 # the row whose other word is the one searched for.
 _PER_WORD = 200
@@ -104,12 +100,16 @@ def find_similar_names(
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
-            if embedded_count(household) < EXACT_SCAN_BELOW:
-                cursor.execute(_EXACT, parameters)
+            if embedded_count(household, subjects) < EXACT_SCAN_BELOW:
+                # No index scan, so no HNSW: the household's rows come through
+                # its B-tree and are sorted, exactly (twice as fast as
+                # materialising them first, bench/README.md).
+                cursor.execute("SET LOCAL enable_indexscan = off")
             else:
+                # The HNSW index walks, filtered by household.
                 cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                 cursor.execute("SET LOCAL hnsw.ef_search = %s", [_PER_WORD])
-                cursor.execute(_INDEXED, parameters)
+            cursor.execute(_NEAREST, parameters)
             rows = cursor.fetchall()
     except DatabaseError:
         logger.warning(
@@ -142,11 +142,16 @@ def _rows_matching_every_word(
     return found
 
 
-def embedded_count(household: Household) -> int:
-    """Return how many names the household has embedded, cached for minutes."""
-    key = f"people_search:embedded:{household.pk}"
+def embedded_count(household: Household, subjects: Sequence[str]) -> int:
+    """Return how many embeddings of these subjects a household has, cached.
+
+    Only the searched subjects count: they are what an exact scan reads.
+    """
+    key = f"people_search:embedded:{household.pk}:{','.join(sorted(subjects))}"
     count = cache.get(key)
     if count is None:
-        count = NameEmbedding.objects.filter(household=household).count()
+        count = NameEmbedding.objects.filter(
+            household=household, subject__in=list(subjects)
+        ).count()
         cache.set(key, count, _COUNT_TTL)
     return count

@@ -246,7 +246,7 @@ def test_search_degrades_to_text_and_phone_when_embedding_fails(
 
 def test_search_degrades_when_the_vector_query_fails(api, household, monkeypatch):
     build_lead(household, "Anna", last_name="Meier")
-    monkeypatch.setattr(similar, "_EXACT", "SELECT * FROM no_such_table")
+    monkeypatch.setattr(similar, "_NEAREST", "SELECT * FROM no_such_table")
 
     assert [i["name"] for i in search(api, "Meier")["items"]] == ["Anna Meier"]
 
