@@ -366,23 +366,52 @@ def _name_core(name: str, category: ProviderCategory) -> frozenset[str]:
     )
 
 
-def _same_provider(a: Candidate, b: Candidate, category: ProviderCategory) -> bool:
+def _same_provider(
+    a: Candidate, b: Candidate, cores: Mapping[int, frozenset[str]]
+) -> bool:
     if a.folded_name == b.folded_name or a.phones & b.phones:
         return True
     same_place = any(
         _place_within(x, y) or _place_within(y, x) for x in a.places for y in b.places
     )
-    core = _name_core(a.name, category)
+    core = cores[id(a)]
     # "Zahnarzt Berlin" and "Zahnklinik Berlin" share a core but not a street.
-    if (
-        core
-        and core == _name_core(b.name, category)
-        and (same_place or not (a.places and b.places))
-    ):
+    if core and core == cores[id(b)] and (same_place or not (a.places and b.places)):
         return True
     # Two address-book entries at one address may be two practices in one
     # building; an address links only a contact to what another source saw.
     return same_place and not a.source == b.source == "contact"
+
+
+def _word_runs(place: str) -> set[str]:
+    """Return every run of consecutive words of a folded place."""
+    words = place.split()
+    return {
+        " ".join(words[start:end])
+        for start in range(len(words))
+        for end in range(start + 1, len(words) + 1)
+    }
+
+
+def _match_keys(
+    candidate: Candidate, core: frozenset[str]
+) -> tuple[set[tuple[str, Any]], set[tuple[str, Any]]]:
+    """Return the keys a candidate is found by, and the keys it looks for.
+
+    _same_provider needs an equal name, a shared phone, an equal name core, or
+    one place inside another: a whole street address (the shorter side) equal
+    to a run of the other's words.
+    """
+    shared: set[tuple[str, Any]] = {("name", candidate.folded_name)}
+    shared |= {("phone", phone) for phone in candidate.phones}
+    if core:
+        shared.add(("core", core))
+    whole = {("whole", place) for place in candidate.places}
+    runs = {("run", run) for place in candidate.places for run in _word_runs(place)}
+    found_by = shared | whole | runs
+    looks_for = shared | {("run", place) for _, place in whole}
+    looks_for |= {("whole", run) for _, run in runs}
+    return found_by, looks_for
 
 
 def _group_by_provider(
@@ -391,16 +420,33 @@ def _group_by_provider(
     """Group what the sources found per provider, each group led by its most trusted.
 
     A candidate joins the first group it matches, so one event at a shared
-    address cannot chain two different providers together.
+    address cannot chain two different providers together. Groups are found
+    through the keys a match needs, so the work grows with the candidates,
+    not with their square.
     """
+    cores = {id(candidate): _name_core(candidate.name, category) for candidate in found}
     groups: list[list[Candidate]] = []
+    groups_by_key: dict[tuple[str, Any], set[int]] = {}
     for candidate in sorted(found, key=_trust_order):
-        for group in groups:
-            if any(_same_provider(candidate, member, category) for member in group):
-                group.append(candidate)
-                break
-        else:
-            groups.append([candidate])
+        found_by, looks_for = _match_keys(candidate, cores[id(candidate)])
+        near = sorted(set().union(*(groups_by_key.get(key, ()) for key in looks_for)))
+        index = next(
+            (
+                number
+                for number in near
+                if any(
+                    _same_provider(candidate, member, cores)
+                    for member in groups[number]
+                )
+            ),
+            None,
+        )
+        if index is None:
+            index = len(groups)
+            groups.append([])
+        groups[index].append(candidate)
+        for key in found_by:
+            groups_by_key.setdefault(key, set()).add(index)
     return groups
 
 
