@@ -1,4 +1,4 @@
-"""Keep the name embeddings in step with the names they embed."""
+"""Keep the embedded words of names in step with the names."""
 
 import logging
 from collections.abc import Callable, Iterable
@@ -8,8 +8,7 @@ from django.db import transaction
 from contacts.models import Contact
 from household.models import Household, Lead, Membership, Role
 from people_search.embeddings import EmbeddingError, embedding_provider, name_words
-from people_search.models import NameEmbedding, Subject
-from people_search.names import fold_name
+from people_search.models import NameWord, NameWordUse, Subject
 
 logger = logging.getLogger(__name__)
 
@@ -66,11 +65,11 @@ def index_contacts(household: Household, contact_ids: Iterable[int]) -> None:
 def index_household(
     *, household: Household, on_progress: Callable[[int], object] = lambda rows: None
 ) -> int:
-    """Embed every name of the household again; return how many rows were embedded.
+    """Embed every name of the household again; return how many words were embedded.
 
-    Rows are embedded in chunks; `on_progress` hears how many each chunk held.
+    Rows are indexed in chunks; `on_progress` hears how many each chunk held.
     """
-    NameEmbedding.objects.filter(household=household).delete()
+    NameWord.objects.filter(household=household).delete()
     for index, ids in (
         (index_members, household.memberships.values_list("pk", flat=True)),
         (index_leads, household.leads.values_list("pk", flat=True)),
@@ -81,7 +80,7 @@ def index_household(
             chunk = ids[start : start + _CHUNK]
             index(household, chunk)
             on_progress(len(chunk))
-    return NameEmbedding.objects.filter(household=household).count()
+    return NameWord.objects.filter(household=household).count()
 
 
 def household_size(*, household: Household) -> int:
@@ -93,17 +92,9 @@ def household_size(*, household: Household) -> int:
     )
 
 
-def embedded_texts(name: str) -> set[str]:
-    """Return what is embedded for a name: the whole folded name and each word.
-
-    Word vectors let a single name ("Meier") find "Peter Mayer", whose
-    whole-name vector is diluted by the first name.
-    """
-    folded = fold_name(name)
-    if not folded:
-        return set()
-    words = {word for word in name_words(name) if len(word) > 1}
-    return {folded} | (words if len(words) > 1 else set())
+def embedded_words(name: str) -> set[str]:
+    """Return the words of a name that are embedded: folded, two letters or more."""
+    return {word for word in name_words(name) if len(word) > 1}
 
 
 @transaction.atomic
@@ -114,41 +105,60 @@ def _store(
     names: dict[int, str],
     dropped: Iterable[int] = (),
 ) -> None:
-    """Make the stored embeddings of these rows match their names."""
-    wanted = {(pk, text) for pk, name in names.items() for text in embedded_texts(name)}
-    rows = NameEmbedding.objects.filter(
+    """Make the words recorded for these rows match their names.
+
+    A word is embedded once per household, the first time a name uses it.
+    """
+    wanted = {(pk, word) for pk, name in names.items() for word in embedded_words(name)}
+    uses = NameWordUse.objects.filter(
         subject=subject, subject_id__in=[*names, *dropped]
-    )
-    stored = set(rows.values_list("subject_id", "name"))
-    stale = stored - wanted
+    ).select_related("word")
+    stored = {(use.subject_id, use.word.word): use.pk for use in uses}
+    stale = [pk for key, pk in stored.items() if key not in wanted]
     if stale:
-        rows.filter(
-            pk__in=[
-                pk
-                for pk, subject_id, name in rows.values_list("pk", "subject_id", "name")
-                if (subject_id, name) in stale
-            ]
-        ).delete()
-    missing = sorted(wanted - stored)
+        NameWordUse.objects.filter(pk__in=stale).delete()
+    missing = sorted(wanted - set(stored))
     if not missing:
         return
-    texts = sorted({text for _, text in missing})
-    try:
-        vectors = dict(zip(texts, embedding_provider().embed(texts), strict=True))
-    except EmbeddingError:
-        # Similar-name search degrades to text and phone for these rows until
-        # the next write or `manage.py reindex_names`.
-        logger.warning(
-            "Could not embed %d %s names.", len(texts), subject, exc_info=True
+    words = _word_ids(household, {word for _, word in missing})
+    NameWordUse.objects.bulk_create(
+        NameWordUse(
+            household=household, subject=subject, subject_id=pk, word_id=words[word]
         )
-        return
-    NameEmbedding.objects.bulk_create(
-        NameEmbedding(
-            household=household,
-            subject=subject,
-            subject_id=pk,
-            name=text,
-            embedding=vectors[text],
-        )
-        for pk, text in missing
+        for pk, word in missing
+        if word in words
     )
+
+
+def _word_ids(household: Household, words: set[str]) -> dict[str, int]:
+    """Return the ids of these words, embedding the ones the household lacks.
+
+    Words that cannot be embedded now are left out: similar-name search
+    degrades to text and phone for them until the next write or
+    `manage.py reindex_names`.
+    """
+    known = dict(
+        NameWord.objects.filter(household=household, word__in=words).values_list(
+            "word", "pk"
+        )
+    )
+    new = sorted(words - set(known))
+    if new:
+        try:
+            vectors = embedding_provider().embed(new)
+        except EmbeddingError:
+            logger.warning("Could not embed %d name words.", len(new), exc_info=True)
+            return known
+        NameWord.objects.bulk_create(
+            [
+                NameWord(household=household, word=word, embedding=vector)
+                for word, vector in zip(new, vectors, strict=True)
+            ],
+            ignore_conflicts=True,
+        )
+        known.update(
+            NameWord.objects.filter(household=household, word__in=new).values_list(
+                "word", "pk"
+            )
+        )
+    return known

@@ -1,9 +1,10 @@
-"""Similar names: the nearest name embeddings of a household.
+"""Similar names: rows whose every name word is near a word of the query.
 
-A small household is scanned exactly, which is both faster and complete; a
-large one asks the HNSW index with iterative scan, so filtering by household
-still yields enough rows. The benchmark in bench/ measured where the two
-cross (see EXACT_SCAN_BELOW).
+Each distinct word of a household's names is embedded once (NameWord). A
+small vocabulary is scanned exactly, which is both fast and complete; a large
+one asks the HNSW index with iterative scan, so filtering by household still
+yields enough words. bench/people.py measured where the two cross (see
+EXACT_SCAN_BELOW).
 """
 
 import logging
@@ -15,48 +16,47 @@ from django.db import DatabaseError, connection, transaction
 
 from household.models import Household
 from people_search.embeddings import EmbeddingError, embedding_provider, name_words
-from people_search.models import NameEmbedding
+from people_search.models import NameWord
 
 logger = logging.getLogger(__name__)
 
-# Below this many member and lead embeddings a household is scanned exactly.
-# Measured on 2 cores in a table of 800,000 embeddings: at 31,000 and 92,000
-# the HNSW path's recall@24 was 0.30 and 0.03 (its walk is trapped among
-# identical name vectors) and its p95 up to 205 ms, while the exact scan took
-# 42 and 117 ms p95; at 308,000 the exact scan took 908 ms, the index 14 ms
-# with recall 0.76 (bench/README.md, "People search at scale").
-EXACT_SCAN_BELOW = 100_000
+# Below this many distinct name words a household's vocabulary is scanned
+# exactly; above, the HNSW index is faster (bench/README.md, "People search at
+# scale").
+EXACT_SCAN_BELOW = 20_000
 # Cosine similarity a name must reach to be worth showing (tuned in bench/).
 SIMILARITY_FLOOR = 0.45
 CANDIDATES = 24
 _COUNT_TTL = 300
 
-# Each query word is compared with every embedded name and name word; a row
-# is similar when every query word has a close match among its vectors.
-# The words are materialised so each is cast to a vector once; inlined, the
-# cast ran for every row it was compared with (12x slower, bench/README.md).
+# For each query word, the household's nearest distinct words, then the rows
+# whose names use them. The query words are materialised so each is cast to a
+# vector once; inlined, the cast ran for every row it was compared with.
 _NEAREST = """
-    WITH household_names AS NOT MATERIALIZED (
-        SELECT subject, subject_id, embedding FROM people_search_nameembedding
-        WHERE household_id = %(household)s AND subject = ANY(%(subjects)s)
-    ),
-    words AS MATERIALIZED (
+    WITH query_words AS MATERIALIZED (
         SELECT position, vector::vector AS vector
         FROM unnest(%(vectors)s::text[]) WITH ORDINALITY AS word(vector, position)
+    ),
+    nearest AS (
+        SELECT query_words.position, near.id, near.similarity
+        FROM query_words
+        CROSS JOIN LATERAL (
+            SELECT id, 1 - (embedding <=> query_words.vector) AS similarity
+            FROM people_search_nameword
+            WHERE household_id = %(household)s
+            ORDER BY embedding <=> query_words.vector
+            LIMIT %(per_word)s
+        ) AS near
+        WHERE near.similarity >= %(floor)s
     )
-    SELECT words.position, nearest.subject, nearest.subject_id, nearest.similarity
-    FROM words
-    CROSS JOIN LATERAL (
-        SELECT subject, subject_id, 1 - (embedding <=> words.vector) AS similarity
-        FROM household_names
-        ORDER BY embedding <=> words.vector
-        LIMIT %(per_word)s
-    ) AS nearest
-    WHERE nearest.similarity >= %(floor)s
+    SELECT nearest.position, uses.subject, uses.subject_id, max(nearest.similarity)
+    FROM nearest
+    JOIN people_search_nameworduse AS uses
+        ON uses.word_id = nearest.id AND uses.subject = ANY(%(subjects)s)
+    GROUP BY 1, 2, 3
 """
-# Enough nearest vectors per word that a common first name does not crowd out
-# the row whose other word is the one searched for.
-_PER_WORD = 200
+# Distinct words near one query word: spelling variants, not a crowd.
+_PER_WORD = 40
 _MAX_WORDS = 4
 _SAME_WORD = 0.999
 
@@ -100,10 +100,9 @@ def find_similar_names(
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
-            if embedded_count(household, subjects) < EXACT_SCAN_BELOW:
-                # No index scan, so no HNSW: the household's rows come through
-                # its B-tree and are sorted, exactly (twice as fast as
-                # materialising them first, bench/README.md).
+            if vocabulary_size(household) < EXACT_SCAN_BELOW:
+                # No index scan, so no HNSW: the household's words come through
+                # its unique B-tree (a bitmap scan) and are sorted, exactly.
                 cursor.execute("SET LOCAL enable_indexscan = off")
             else:
                 # The HNSW index walks, filtered by household.
@@ -142,16 +141,11 @@ def _rows_matching_every_word(
     return found
 
 
-def embedded_count(household: Household, subjects: Sequence[str]) -> int:
-    """Return how many embeddings of these subjects a household has, cached.
-
-    Only the searched subjects count: they are what an exact scan reads.
-    """
-    key = f"people_search:embedded:{household.pk}:{','.join(sorted(subjects))}"
+def vocabulary_size(household: Household) -> int:
+    """Return how many distinct name words the household has embedded, cached."""
+    key = f"people_search:vocabulary:{household.pk}"
     count = cache.get(key)
     if count is None:
-        count = NameEmbedding.objects.filter(
-            household=household, subject__in=list(subjects)
-        ).count()
+        count = NameWord.objects.filter(household=household).count()
         cache.set(key, count, _COUNT_TTL)
     return count

@@ -350,7 +350,7 @@ def test_superuser_without_household_gets_a_form_error(client, db):
 
 
 def test_admin_edits_of_names_reach_people_search(anna, household, admin_membership):
-    from people_search.models import NameEmbedding
+    from people_search.models import NameWordUse
     from tests.builders import build_lead
 
     lead = build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
@@ -367,19 +367,19 @@ def test_admin_edits_of_names_reach_people_search(anna, household, admin_members
 
     assert response.status_code == 302
     names = set(
-        NameEmbedding.objects.filter(subject="lead", subject_id=lead.pk).values_list(
-            "name", flat=True
+        NameWordUse.objects.filter(subject="lead", subject_id=lead.pk).values_list(
+            "word__word", flat=True
         )
     )
-    assert names == {"dana mizrahi", "dana", "mizrahi"}
+    assert names == {"dana", "mizrahi"}
 
 
 def test_profile_added_in_admin_gets_its_name_embedded(anna, household):
-    from people_search.models import NameEmbedding
+    from people_search.models import NameWordUse
 
     test_add_profile_with_membership_inline(anna, household)
 
     membership = UserProfile.objects.get(username="ben").memberships.get()
-    assert NameEmbedding.objects.filter(
-        subject="member", subject_id=membership.pk, name="ben becker"
+    assert NameWordUse.objects.filter(
+        subject="member", subject_id=membership.pk, word__word="becker"
     ).exists()

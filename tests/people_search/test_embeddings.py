@@ -13,7 +13,7 @@ from people_search.embeddings import (
     embedding_provider,
     name_sound_vector,
 )
-from people_search.services import embedded_texts
+from people_search.services import embedded_words
 
 
 def cosine(a, b):
@@ -56,10 +56,11 @@ def test_consonant_skeleton():
     assert consonant_skeleton("meier") == consonant_skeleton("mayer") == "mr"
 
 
-def test_multi_word_names_embed_each_word_too():
-    assert embedded_texts("Peter Mayer") == {"peter mayer", "peter", "mayer"}
-    assert embedded_texts("Cher") == {"cher"}
-    assert embedded_texts("  ") == set()
+def test_names_are_embedded_word_by_word():
+    assert embedded_words("Peter Mayer") == {"peter", "mayer"}
+    assert embedded_words("Cher") == {"cher"}
+    assert embedded_words("J. R. Ewing") == {"ewing"}
+    assert embedded_words("  ") == set()
 
 
 def test_offline_provider_without_a_voyage_key(settings):

@@ -6,7 +6,7 @@ from django.utils import timezone
 from household.models import MembershipStatus
 from people_search import similar
 from people_search.embeddings import EmbeddingError
-from people_search.models import NameEmbedding
+from people_search.models import NameWordUse
 from tests.builders import build_lead, build_member
 
 
@@ -135,10 +135,10 @@ def test_children_are_found_by_name_but_never_embedded(api, household):
     child = build_member(household, "mia", role="child", last_name="Becker")
 
     assert hits(search(api, "mia")) == [("member", "Mia Becker")]
-    assert not NameEmbedding.objects.filter(
+    assert not NameWordUse.objects.filter(
         subject="member", subject_id=child.pk
     ).exists()
-    assert NameEmbedding.objects.filter(
+    assert NameWordUse.objects.filter(
         subject="member", subject_id=api.membership.pk
     ).exists()
 

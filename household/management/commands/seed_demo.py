@@ -6,6 +6,8 @@ from django.db import transaction
 
 from household.bundles import BundleError, import_household, read_bundle
 from household.models import Household, Membership, Role
+from people_search.models import NameWord
+from people_search.services import index_household
 from yorik.tokens import issue_token
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
@@ -29,8 +31,12 @@ class Command(BaseCommand):
         for path in bundles:
             bundle = read_bundle(path)
             slug = bundle["household"]["slug"]
-            if Household.objects.filter(slug=slug).exists() and not reset:
+            household = Household.objects.filter(slug=slug).first()
+            if household is not None and not reset:
                 self.stdout.write(f"Demo household {slug!r} exists; left as it is.")
+                if not NameWord.objects.filter(household=household).exists():
+                    # Made before names were embedded word by word.
+                    index_household(household=household)
                 continue
             try:
                 import_household(bundle=bundle, replace=reset)
