@@ -66,7 +66,7 @@ from household.models import (
     UserProfile,
 )
 from household.services import create_member
-from people_search.models import NameEmbedding
+from people_search.models import NameWord
 from people_search.names import fold_name, search_document
 from people_search.phones import InvalidPhoneNumber, parse_phone
 from people_search.services import index_leads, index_members
@@ -74,7 +74,7 @@ from people_search.services import index_leads, index_members
 BATCH = 5000
 # From this many new rows on, the vector index is built once after loading.
 BULK_LOAD_ROWS = 20_000
-VECTOR_INDEX = "name_embedding_hnsw"
+VECTOR_INDEX = "name_word_hnsw"
 REFRESH_BATCH = 500
 TEMPLATE_ID = "kuendigung-mietvertrag-de"
 
@@ -453,7 +453,7 @@ def vector_index_built_after(
     Building it over all rows is several times faster than growing it row by
     row. The index comes from the model, so it is the one the app migrates.
     """
-    index = next(i for i in NameEmbedding._meta.indexes if i.name == VECTOR_INDEX)
+    index = next(i for i in NameWord._meta.indexes if i.name == VECTOR_INDEX)
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [VECTOR_INDEX])
         present = cursor.fetchone() is not None
@@ -462,7 +462,7 @@ def vector_index_built_after(
         return
     if present:
         with connection.schema_editor() as editor:
-            editor.remove_index(NameEmbedding, index)
+            editor.remove_index(NameWord, index)
     try:
         yield
     finally:
@@ -471,7 +471,7 @@ def vector_index_built_after(
             cursor.execute("SET maintenance_work_mem = '2GB'")
             cursor.execute("SET max_parallel_maintenance_workers = 2")
         with connection.schema_editor() as editor:
-            editor.add_index(NameEmbedding, index)
+            editor.add_index(NameWord, index)
         with connection.cursor() as cursor:
             cursor.execute("RESET maintenance_work_mem")
             cursor.execute("RESET max_parallel_maintenance_workers")
@@ -491,7 +491,8 @@ def delete_household(slug: str) -> None:
             [household.pk],
         )
         for table in (
-            "people_search_nameembedding",
+            "people_search_nameworduse",
+            "people_search_nameword",
             "yorik_card",
             "yorik_apitoken",
             "household_modelusage",

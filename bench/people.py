@@ -30,7 +30,7 @@ from bench.generate import ensure_household
 from bench.names_data import VARIANT_FAMILIES
 from household.models import Household, Lead, Membership
 from people_search import similar
-from people_search.models import NameEmbedding, Subject
+from people_search.models import NameWord, Subject
 from people_search.phones import format_phone
 from people_search.selectors import search_people
 
@@ -48,7 +48,7 @@ SUBJECTS = [Subject.MEMBER, Subject.LEAD]
 ALWAYS_EXACT = 10**12
 TIE = 1e-6
 GOOD_RECALL = 0.95
-VECTOR_INDEX = "name_embedding_hnsw"
+VECTOR_INDEX = "name_word_hnsw"
 
 
 def similar_queries(household: Household, rng: random.Random) -> list[str]:
@@ -92,7 +92,7 @@ def candidates(household: Household, query: str) -> tuple[list, list]:
 
 
 def word_recalls(household: Household, query: str, bare: run.BareSql) -> list[float]:
-    """Return, per query word, recall of the index's nearest rows (200 per word)."""
+    """Return, per query word, recall of the rows its nearest words reach."""
 
     def nearest(exact: bool) -> list[tuple]:
         _, statements = run.count_selects(lambda: find(household, query, exact=exact))
@@ -122,7 +122,7 @@ def vector_plan(household: Household, query: str, bare: run.BareSql) -> str:
         node["Index Name"]
         for plan in plans
         for node in run.plan_nodes(plan["Plan"])
-        if "Index Name" in node and "nameembedding" in node.get("Relation Name", "")
+        if "Index Name" in node and "nameword" in node.get("Relation Name", "")
     ]
     if not names:
         names = [
@@ -194,28 +194,28 @@ def measure_at_scale(
             ).as_dict()
             for kind, kind_queries in people_queries(household, rng).items()
         }
-        people_embeddings = similar.embedded_count(household, SUBJECTS)
+        household_words = similar.vocabulary_size(household)
         rows.append(
             {
                 "household": slug,
                 "people": people,
                 "contacts": contacts,
-                "people_embeddings": people_embeddings,
+                "household_words": household_words,
                 "exact": exact.as_dict(),
                 "hnsw": indexed.as_dict(),
                 "hnsw_plan": vector_plan(household, queries[0], bare),
-                "word_recall_at_200": mean(words),
+                "word_recall": mean(words),
                 "recall_at_24": mean(recalls),
                 "candidates_exact": mean([len(e) for e, _ in found]),
                 "candidates_index": mean([len(i) for _, i in found]),
                 "path_now": "exact"
-                if people_embeddings < similar.EXACT_SCAN_BELOW
+                if household_words < similar.EXACT_SCAN_BELOW
                 else "hnsw",
                 "people_search": searches,
             }
         )
     return {
-        "table_embeddings": NameEmbedding.objects.count(),
+        "table_embeddings": NameWord.objects.count(),
         "exact_scan_below": similar.EXACT_SCAN_BELOW,
         "households": rows,
         "summary": summarise(rows),
@@ -232,7 +232,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, int | None]:
     """Return where the HNSW index first pays: faster, and as complete."""
 
     def first(condition: Callable[[dict[str, Any]], bool]) -> int | None:
-        return next((row["people_embeddings"] for row in rows if condition(row)), None)
+        return next((row["household_words"] for row in rows if condition(row)), None)
 
     def on_index(row: dict[str, Any]) -> bool:
         return VECTOR_INDEX in row["hnsw_plan"]
@@ -251,27 +251,27 @@ def markdown(report: dict[str, Any]) -> list[str]:
     lines = [
         "## People search at scale",
         "",
-        f"{report['table_embeddings']:,} name embeddings in the table, all "
-        f"households together; EXACT_SCAN_BELOW is {report['exact_scan_below']:,} "
-        "member and lead embeddings. The similar-name lane (find_similar_names, "
-        "milliseconds) both ways: the exact scan of the household's member and "
-        "lead embeddings, and the index path (HNSW with iterative scan, unless the "
-        "planner prefers the household B-tree). Recall of the index path against "
-        "the exact scan, ties counted: of the 200 nearest rows per query word, "
-        "and of the 24 candidates people search gets; and how many candidates "
+        f"{report['table_embeddings']:,} distinct name words embedded in the "
+        "table, all households together; EXACT_SCAN_BELOW is "
+        f"{report['exact_scan_below']:,} distinct name words. The similar-name "
+        "lane (find_similar_names, milliseconds) both ways: the exact scan of the "
+        "household's name words, and the index path (HNSW with iterative scan, "
+        "unless the planner prefers the household B-tree). Recall of the index "
+        "path against the exact scan, ties counted: of the rows each query word "
+        "reaches, and of the 24 candidates people search gets; and how many candidates "
         "a query got on average each way.",
         "",
-        "| household | members + leads | their embeddings | exact p50 | exact p95 "
-        "| index path p50 | index path p95 | index path's plan | word recall@200 "
+        "| household | members + leads | distinct words | exact p50 | exact p95 "
+        "| index path p50 | index path p95 | index path's plan | word recall "
         "| recall@24 | candidates exact / index | path taken |",
         "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     for row in report["households"]:
         lines.append(
-            f"| {row['household']} | {row['people']:,} | {row['people_embeddings']:,} "
+            f"| {row['household']} | {row['people']:,} | {row['household_words']:,} "
             f"| {row['exact']['p50_ms']} | {row['exact']['p95_ms']} "
             f"| {row['hnsw']['p50_ms']} | {row['hnsw']['p95_ms']} "
-            f"| {row['hnsw_plan']} | {row['word_recall_at_200']} "
+            f"| {row['hnsw_plan']} | {row['word_recall']} "
             f"| {row['recall_at_24']} "
             f"| {row['candidates_exact']} / {row['candidates_index']} "
             f"| {row['path_now']} |"
@@ -299,7 +299,7 @@ def markdown(report: dict[str, Any]) -> list[str]:
     lines += [
         "",
         (
-            f"On the HNSW index the lane is faster from {faster:,} embeddings on"
+            f"On the HNSW index the lane is faster from {faster:,} distinct words on"
             if faster
             else "The exact scan was faster wherever the planner took the index"
         )

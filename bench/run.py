@@ -80,9 +80,8 @@ from household.models import (  # noqa: E402
     MembershipStatus,
     UserProfile,
 )
-from people_search.models import Subject  # noqa: E402
 from people_search.phones import format_phone, phone_query_digits  # noqa: E402
-from people_search.similar import embedded_count  # noqa: E402
+from people_search.similar import vocabulary_size  # noqa: E402
 from yorik.callers import Caller  # noqa: E402
 from yorik.database import ensure_server  # noqa: E402
 from yorik.registry import get_skill  # noqa: E402
@@ -96,7 +95,6 @@ WARMUP = 3
 SECONDS_PER_METHOD = 8.0
 MIN_REPS = 8
 # What people search's similar-name lane searches.
-PEOPLE_SUBJECTS = [Subject.MEMBER, Subject.LEAD]
 # A skill call slower than this is timed once and not sent over HTTP.
 SLOW_CALL_MS = 10_000
 # See read_plans.
@@ -488,7 +486,7 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
                 for i, spelling in enumerate(sample(spellings))
             ],
             naive_similar_people,
-            frozenset({"name_embedding_hnsw", indexes["embedding_household"]}),
+            frozenset({"name_word_hnsw", indexes["word_household"]}),
         ),
         Question(
             "find_known_provider",
@@ -515,7 +513,7 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
 
 def index_names() -> dict[str, Any]:
     """Return the names of the indexes the questions expect, read off the models."""
-    from people_search.models import NameEmbedding
+    from people_search.models import NameWord
 
     def named(model: Any, fields: list[str]) -> str:
         return next(i.name for i in model._meta.indexes if i.fields == fields)
@@ -528,7 +526,9 @@ def index_names() -> dict[str, Any]:
         household_btrees = frozenset(row[0] for row in cursor.fetchall())
     return {
         "channel_lookup": named(ContactChannel, ["household", "kind", "value"]),
-        "embedding_household": named(NameEmbedding, ["household", "subject"]),
+        "word_household": next(
+            c.name for c in NameWord._meta.constraints if c.name == "name_word_unique"
+        ),
         "contact_household_btrees": household_btrees,
     }
 
@@ -636,7 +636,8 @@ TENANT_TABLES = {
     "household_lead",
     "user_profiles",
     "household_membership",
-    "people_search_nameembedding",
+    "people_search_nameword",
+    "people_search_nameworduse",
     "addresses",
 }
 
@@ -708,9 +709,9 @@ def run_question(
 ) -> dict[str, Any]:
     """Answer the question every way; a skill call over SLOW_CALL_MS runs once."""
     inputs = question.inputs
-    # The household's embedding count is cached for minutes; count it now so
+    # The household's vocabulary size is cached for minutes; count it now so
     # the first call is not the one that pays for it.
-    embedded_count(household, PEOPLE_SUBJECTS)
+    vocabulary_size(household)
     started = time.perf_counter()
     skill_selects, first_statements = count_selects(
         lambda: skills.direct(question.skill, inputs[0])
