@@ -1,5 +1,6 @@
 """Name embeddings, kept in their own narrow tables beside the rows they name."""
 
+from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
@@ -35,6 +36,7 @@ class NameWord(models.Model):
             ),
         ]
         indexes = [
+            GinIndex(OpClass("word", name="gin_trgm_ops"), name="name_word_trgm"),
             HnswIndex(
                 fields=["embedding"],
                 name="name_word_hnsw",

@@ -4,7 +4,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.postgres.search import TrigramWordSimilarity
 from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 
 from contacts.aggregates import addresses_array, channels_array
@@ -179,8 +178,6 @@ def find_household_people(
 
 
 MAX_HITS = 8
-# pg_trgm word similarity a name must reach to count as similar (bench/names.py).
-TRIGRAM_FLOOR = 0.7
 FIRST_ROWS = 24
 MIN_QUERY_LENGTH = 2
 
@@ -276,17 +273,6 @@ def _people_hits(
         query, text_field=f"{prefix}search_text", phone_field=f"{prefix}phone_nsn"
     )
     similar = Q(pk__in=similar_ids)
-    if query.has_letter and not query.looks_like_email and query.folded:
-        # Trigram word similarity catches typos the embedding misses.
-        # The operator lets the trigram index find candidates at pg_trgm's
-        # default threshold; the tuned floor then keeps the close ones.
-        queryset = queryset.alias(
-            word_similarity=TrigramWordSimilarity(query.folded, f"{prefix}search_text")
-        )
-        similar |= Q(
-            **{f"{prefix}search_text__trigram_word_similar": query.folded},
-            word_similarity__gte=TRIGRAM_FLOOR,
-        )
     values = list(
         queryset.filter(literal | similar)
         .annotate(is_literal=Case(When(literal, then=True), default=False))

@@ -26,16 +26,21 @@ logger = logging.getLogger(__name__)
 EXACT_SCAN_BELOW = 20_000
 # Cosine similarity a name must reach to be worth showing (tuned in bench/).
 SIMILARITY_FLOOR = 0.45
+# Trigram similarity of two words that makes one a typo of the other.
+TRIGRAM_FLOOR = 0.4
 CANDIDATES = 24
 _COUNT_TTL = 300
 
-# For each query word, the household's nearest distinct words, then the rows
-# whose names use them. The query words are materialised so each is cast to a
-# vector once; inlined, the cast ran for every row it was compared with.
+# For each query word, the household's words near it by embedding (the
+# nearest, above the floor) or by trigram similarity, which catches typos the
+# embedding misses; then the rows whose names use those words. The query
+# words are materialised so each is cast to a vector once; inlined, the cast
+# ran for every row it was compared with.
 _NEAREST = """
     WITH query_words AS MATERIALIZED (
-        SELECT position, vector::vector AS vector
-        FROM unnest(%(vectors)s::text[]) WITH ORDINALITY AS word(vector, position)
+        SELECT position, word, vector::vector AS vector
+        FROM unnest(%(words)s::text[], %(vectors)s::text[])
+            WITH ORDINALITY AS query_word(word, vector, position)
     ),
     nearest AS (
         SELECT query_words.position, near.id, near.similarity
@@ -48,6 +53,14 @@ _NEAREST = """
             LIMIT %(per_word)s
         ) AS near
         WHERE near.similarity >= %(floor)s
+        UNION ALL
+        SELECT query_words.position, name_word.id,
+            similarity(name_word.word, query_words.word)
+        FROM query_words
+        JOIN people_search_nameword AS name_word
+            ON name_word.household_id = %(household)s
+            AND name_word.word %% query_words.word
+            AND similarity(name_word.word, query_words.word) >= %(trigram_floor)s
     )
     SELECT nearest.position, uses.subject, uses.subject_id, max(nearest.similarity)
     FROM nearest
@@ -75,6 +88,7 @@ def find_similar_names(
     subjects: Sequence[str],
     limit: int = CANDIDATES,
     floor: float = SIMILARITY_FLOOR,
+    trigram_floor: float = TRIGRAM_FLOOR,
 ) -> list[SimilarName]:
     """Return the household's names nearest to `name` that reach the floor.
 
@@ -94,9 +108,11 @@ def find_similar_names(
     parameters = {
         "household": household.pk,
         "subjects": list(subjects),
+        "words": words,
         "vectors": [str(vector) for vector in vectors],
         "per_word": _PER_WORD,
         "floor": floor,
+        "trigram_floor": trigram_floor,
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
