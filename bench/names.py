@@ -184,9 +184,9 @@ def main() -> None:
                 floor=never,
                 trigram_floor=threshold,
             )
-            scores.setdefault(
-                f"pg_trgm word similarity ≥ {threshold:.2f}", Score()
-            ).add(case, [c.subject_id for c in found], literal, exclude_literal=True)
+            scores.setdefault(f"pg_trgm similarity ≥ {threshold:.2f}", Score()).add(
+                case, [c.subject_id for c in found], literal, exclude_literal=True
+            )
         for threshold in THRESHOLDS:
             found = find_similar_names(
                 household=household,
