@@ -7,6 +7,7 @@ from django.utils import translation
 from django.utils.translation import pgettext_lazy
 
 from compose.models import RecipientField
+from contacts.aggregates import ADDRESS_FIELDS
 from contacts.models import AddressKind
 
 ADDRESS_PREFERENCE = (
@@ -15,8 +16,6 @@ ADDRESS_PREFERENCE = (
     AddressKind.BILLING,
     AddressKind.SHIPPING,
 )
-
-ADDRESS_FIELDS = tuple(RecipientField.values)
 
 _LABELS = {
     RecipientField.LINE1: pgettext_lazy("postal address", "Street and number"),
