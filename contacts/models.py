@@ -211,6 +211,11 @@ class ContactChannel(models.Model):
             raise ValidationError({"value": str(error)}) from error
 
 
+def one_line_address(line1: str, postcode: str, city: str) -> str:
+    """Return an address on one line: "Hauptstr. 5, 10115 Berlin"."""
+    return ", ".join(part for part in (line1, f"{postcode} {city}".strip()) if part)
+
+
 class AddressKind(models.TextChoices):
     HOME = "home", "Home"
     WORK = "work", "Work"
@@ -247,11 +252,7 @@ class Address(models.Model):
         ]
 
     def __str__(self) -> str:
-        return ", ".join(
-            part
-            for part in (self.line1, f"{self.postcode} {self.city}".strip())
-            if part
-        )
+        return one_line_address(self.line1, self.postcode, self.city)
 
 
 class PaperlessCorrespondent(models.Model):

@@ -28,6 +28,7 @@ from contacts.models import (
     ContactStatus,
     PaperlessCorrespondent,
     PaperlessDocument,
+    one_line_address,
 )
 from contacts.provider_categories import ProviderCategory, fold_words
 from household.models import CalendarEvent, Household
@@ -221,8 +222,8 @@ def _contact_candidates(
 
 
 def _postal_address(address: Mapping[str, str]) -> str | None:
-    town = f"{address['postcode']} {address['city']}".strip()
-    return ", ".join(part for part in (address["line1"], town) if part) or None
+    line = one_line_address(address["line1"], address["postcode"], address["city"])
+    return line or None
 
 
 def _paperless_candidates(
