@@ -96,3 +96,17 @@ def phone_query_digits(text: str, region: str) -> str | None:
 
 def _international_prefix_as_plus(text: str) -> str:
     return "+" + text[2:] if text.startswith("00") else text
+
+
+def is_valid_phone(text: str, region: str) -> bool:
+    """Return whether text is only a complete number valid by phonenumbers' metadata.
+
+    Stricter than parse_phone's "possible": only where a rule asks for valid.
+    """
+    if not is_phone_shaped(text):
+        return False
+    try:
+        number = phonenumbers.parse(_international_prefix_as_plus(text), region.upper())
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(number)

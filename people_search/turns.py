@@ -10,14 +10,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import phonenumbers
 from django.db import transaction
 from rest_framework.exceptions import NotFound
 
 from household.models import Conversation, Membership
 from household.selectors import conversation_of, is_over_budget
 from household.services import start_conversation
-from people_search.phones import is_phone_shaped
+from people_search.phones import is_valid_phone
 from people_search.selectors import search_people
 from yorik.registry import Answer, CardRequest
 
@@ -36,13 +35,9 @@ def direct_people_query(message: str, *, region: str) -> str | None:
     text = message.strip().rstrip(_TRAILING_PUNCTUATION).strip()
     if _EMAIL.fullmatch(text):
         return text
-    if not (text[:1] in "0+" and is_phone_shaped(text)):
-        return None
-    try:
-        number = phonenumbers.parse(text, region.upper())
-    except phonenumbers.NumberParseException:
-        return None
-    return text if phonenumbers.is_valid_number(number) else None
+    if text[:1] in "0+" and is_valid_phone(text, region):
+        return text
+    return None
 
 
 def people_search_answer(*, membership: Membership, query: str) -> Answer:
