@@ -65,11 +65,14 @@ from household.models import (
     Role,
     UserProfile,
 )
-from household.services import create_member
-from people_search.models import NameWord
-from people_search.names import fold_name, search_document
-from people_search.phones import InvalidPhoneNumber, parse_phone
-from people_search.services import index_leads, index_members
+from household.services import (
+    create_member,
+    index_lead_names,
+    index_member_names,
+)
+from people_search.engine.models import NameWord
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.text import fold_name, search_document
 
 BATCH = 5000
 # From this many new rows on, the vector index is built once after loading.
@@ -417,9 +420,9 @@ def generate_household(
     with vector_index_built_after(rows=people + contacts, on_build=step):
         started = time.perf_counter()
         for chunk in _chunks([admin.pk, *(m.pk for m in members)]):
-            index_members(household, chunk)
+            index_member_names(household_id=household.pk, membership_ids=chunk)
         for chunk in _chunks(lead_ids):
-            index_leads(household, chunk)
+            index_lead_names(household_id=household.pk, lead_ids=chunk)
         step("member and lead embeddings", started)
 
         started = time.perf_counter()

@@ -35,13 +35,13 @@ from bench.names_data import (  # noqa: E402
 )
 from household.models import Household, Lead, LeadAccess  # noqa: E402
 from household.services import create_lead, create_member  # noqa: E402
-from people_search.names import fold_name  # noqa: E402
-from people_search.selectors import search_people  # noqa: E402
-from people_search.similar import (  # noqa: E402
+from people_search.engine.similar import (  # noqa: E402
     SIMILARITY_FLOOR,
     TRIGRAM_FLOOR,
     find_similar_names,
 )
+from people_search.engine.text import fold_name  # noqa: E402
+from people_search.selectors import search_people  # noqa: E402
 
 FLOORS = [0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70]
 THRESHOLDS = [0.30, 0.40, 0.50, 0.60, 0.70]
@@ -167,7 +167,7 @@ def main() -> None:
         never = 2.0  # A floor no similarity reaches: that signal is off.
         for floor in FLOORS:
             found = find_similar_names(
-                household=household,
+                household_id=household.pk,
                 name=case.query,
                 subjects=["lead"],
                 floor=floor,
@@ -178,7 +178,7 @@ def main() -> None:
             )
         for threshold in THRESHOLDS:
             found = find_similar_names(
-                household=household,
+                household_id=household.pk,
                 name=case.query,
                 subjects=["lead"],
                 floor=never,
@@ -189,7 +189,7 @@ def main() -> None:
             )
         for threshold in THRESHOLDS:
             found = find_similar_names(
-                household=household,
+                household_id=household.pk,
                 name=case.query,
                 subjects=["lead"],
                 trigram_floor=threshold,

@@ -29,9 +29,9 @@ from bench import run
 from bench.generate import ensure_household
 from bench.names_data import VARIANT_FAMILIES
 from household.models import Household, Lead, Membership
-from people_search import similar
-from people_search.models import NameWord, Subject
-from people_search.phones import format_phone
+from people_search.engine import similar
+from people_search.engine.models import NameWord, Subject
+from people_search.engine.phones import format_phone
 from people_search.selectors import search_people
 
 # (slug, contacts, members + leads), smallest first.
@@ -67,7 +67,7 @@ def find(household: Household, query: str, *, exact: bool) -> list:
     threshold = ALWAYS_EXACT if exact else 0
     with mock.patch.object(similar, "EXACT_SCAN_BELOW", threshold):
         return similar.find_similar_names(
-            household=household, name=query, subjects=SUBJECTS
+            household_id=household.pk, name=query, subjects=SUBJECTS
         )
 
 
@@ -194,7 +194,7 @@ def measure_at_scale(
             ).as_dict()
             for kind, kind_queries in people_queries(household, rng).items()
         }
-        household_words = similar.vocabulary_size(household)
+        household_words = similar.vocabulary_size(household.pk)
         rows.append(
             {
                 "household": slug,

@@ -80,8 +80,8 @@ from household.models import (  # noqa: E402
     MembershipStatus,
     UserProfile,
 )
-from people_search.phones import format_phone, phone_query_digits  # noqa: E402
-from people_search.similar import vocabulary_size  # noqa: E402
+from people_search.engine.phones import format_phone, phone_query_digits  # noqa: E402
+from people_search.engine.similar import vocabulary_size  # noqa: E402
 from yorik.callers import Caller  # noqa: E402
 from yorik.database import ensure_server  # noqa: E402
 from yorik.registry import get_skill  # noqa: E402
@@ -513,7 +513,7 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
 
 def index_names() -> dict[str, Any]:
     """Return the names of the indexes the questions expect, read off the models."""
-    from people_search.models import NameWord
+    from people_search.engine.models import NameWord
 
     def named(model: Any, fields: list[str]) -> str:
         return next(i.name for i in model._meta.indexes if i.fields == fields)
@@ -711,7 +711,7 @@ def run_question(
     inputs = question.inputs
     # The household's vocabulary size is cached for minutes; count it now so
     # the first call is not the one that pays for it.
-    vocabulary_size(household)
+    vocabulary_size(household.pk)
     started = time.perf_counter()
     skill_selects, first_statements = count_selects(
         lambda: skills.direct(question.skill, inputs[0])

@@ -9,8 +9,8 @@ from django.core.validators import validate_email
 from django.db import models
 
 from household.models import Household, trigram_index
-from people_search.names import fold_name
-from people_search.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.text import fold_name
 
 
 def new_contact_ref() -> str:

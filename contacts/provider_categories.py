@@ -13,21 +13,13 @@ that makes the whole text about something else: "Versicherung (Hausrat, Kfz)"
 is an insurance, "Vermieter Garage (Stellplatz)" a parking space, and a
 "Fahrrad-Werkstatt" repairs bicycles, so none of them is a garage.
 
-Every comparison is on folded text (people_search.names.fold_name), so case,
+Every comparison is on folded text (people_search.engine.text.fold_name), so case,
 accents and German spellings do not matter: "ZAHNÄRZTIN" = "Zahnaerztin".
 """
 
-import re
 from dataclasses import dataclass, field
 
-from people_search.names import fold_name
-
-_WORD = re.compile(r"[^\W_]+")
-
-
-def fold_words(text: str) -> tuple[str, ...]:
-    """Return the folded words of a text, split at anything but letters and digits."""
-    return tuple(_WORD.findall(fold_name(text)))
+from people_search.engine.text import fold_name, fold_words
 
 
 def _phrases(keywords: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:

@@ -30,9 +30,9 @@ from contacts.models import (
     PaperlessDocument,
     one_line_address,
 )
-from contacts.provider_categories import ProviderCategory, fold_words
+from contacts.provider_categories import ProviderCategory
 from household.models import CalendarEvent, Household
-from people_search.names import fold_name
+from people_search.engine.text import fold_name, fold_words
 
 SOURCES = ("contact", "paperless", "calendar")
 # Words that say what a business is rather than who: two names that differ

@@ -13,7 +13,7 @@ from contacts.models import (
     ContactStatus,
 )
 from household.models import Household
-from people_search.matching import Query, matches, name_rank
+from people_search.engine.matching import Query, matches, name_rank
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -174,4 +174,13 @@ def find_contact(*, household: Household, contact_id: int) -> Contact | None:
         Contact.objects.filter(household=household, pk=contact_id)
         .prefetch_related("aliases", "channels", "addresses")
         .first()
+    )
+
+
+def contact_names(household_id: int, contact_ids: list[int]) -> dict[int, str | None]:
+    """Return the names to embed for these contacts: their display names."""
+    return dict(
+        Contact.objects.filter(
+            household_id=household_id, pk__in=contact_ids
+        ).values_list("pk", "display_name")
     )

@@ -8,10 +8,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
+from contacts.selectors import contact_names
 from household.models import Household
-from people_search.names import search_document
-from people_search.phones import InvalidPhoneNumber, parse_phone
-from people_search.services import index_contacts
+from people_search.engine.indexing import index_after_commit
+from people_search.engine.models import Subject
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.text import search_document
 
 
 @transaction.atomic
@@ -46,9 +48,13 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
         )
     Contact.objects.bulk_update(contacts, ["search_text", "phone_digits"])
     by_household = sorted(contacts, key=lambda contact: contact.household_id)
-    for _, group in groupby(by_household, key=lambda contact: contact.household_id):
-        group = list(group)
-        index_contacts(household=group[0].household, contact_ids=[c.pk for c in group])
+    for household_id, group in groupby(by_household, key=lambda c: c.household_id):
+        index_after_commit(
+            household_id=household_id,
+            subject=Subject.CONTACT,
+            ids=[contact.pk for contact in group],
+            load_names=contact_names,
+        )
 
 
 def _national_digits(e164: str, region: str) -> str:

@@ -101,8 +101,8 @@ from contacts.vcards import (
     relation_for_word,
 )
 from household.models import Household
-from people_search.names import fold_name
-from people_search.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.text import fold_name
 
 # Files with fewer cards finish before a progress bar would help.
 PROGRESS_MIN_CARDS = 200

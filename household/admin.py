@@ -16,7 +16,11 @@ from household.models import (
     Membership,
     UserProfile,
 )
-from people_search.services import index_leads, index_members, index_profile
+from household.services import (
+    index_lead_names,
+    index_member_names,
+    index_profile_names,
+)
 
 
 @admin.register(Household)
@@ -142,7 +146,9 @@ class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     ) -> None:
         super().save_related(request, form, formsets, change)
         # The name or the role (children are never embedded) may have changed.
-        index_profile(household=form.instance.household, profile_id=form.instance.pk)
+        index_profile_names(
+            household_id=form.instance.household_id, profile_id=form.instance.pk
+        )
 
     @admin.display(description="role")
     def role(self, profile: UserProfile) -> str:
@@ -175,7 +181,7 @@ class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         change: bool,
     ) -> None:
         super().save_model(request, obj, form, change)
-        index_members(household=obj.household, membership_ids=[obj.pk])
+        index_member_names(household_id=obj.household_id, membership_ids=[obj.pk])
 
 
 @admin.register(Lead)
@@ -208,7 +214,7 @@ class LeadAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         self, request: HttpRequest, obj: Lead, form: forms.ModelForm, change: bool
     ) -> None:
         super().save_model(request, obj, form, change)
-        index_leads(household=obj.household, lead_ids=[obj.pk])
+        index_lead_names(household_id=obj.household_id, lead_ids=[obj.pk])
 
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey, request: HttpRequest, **kwargs: Any

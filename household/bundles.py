@@ -37,7 +37,7 @@ from household.models import (
     validate_region,
 )
 from household.services import create_lead, create_member
-from people_search.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from yorik.serializers import StrictSerializer, flatten_errors
 
 BUNDLE_FORMAT = "yorik.household/1"

@@ -8,8 +8,8 @@ from django.db import models
 from django.db.models.functions import Upper
 from phonenumbers import SUPPORTED_REGIONS
 
-from people_search.names import fold_name, search_document
-from people_search.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.text import fold_name, search_document
 
 
 def validate_region(value: str) -> None:

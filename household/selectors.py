@@ -13,6 +13,7 @@ from household.models import (
     Membership,
     MembershipStatus,
     ModelUsage,
+    Role,
     UserProfile,
 )
 
@@ -101,3 +102,27 @@ def visible_leads(*, actor: Membership) -> QuerySet[Lead]:
     if actor.lead_access == LeadAccess.OWN:
         return leads.filter(owner=actor)
     return leads.none()
+
+
+def member_names(household_id: int, membership_ids: list[int]) -> dict[int, str | None]:
+    """Return the names to embed for these memberships; managed children get None.
+
+    A child's name is never embedded, so that similar-name search cannot
+    surface children.
+    """
+    return {
+        membership.pk: None
+        if membership.role == Role.CHILD
+        else membership.profile.full_name or membership.profile.username
+        for membership in Membership.objects.filter(
+            household_id=household_id, pk__in=membership_ids
+        ).select_related("profile")
+    }
+
+
+def lead_names(household_id: int, lead_ids: list[int]) -> dict[int, str | None]:
+    """Return the names to embed for these leads."""
+    return {
+        lead.pk: lead.full_name
+        for lead in Lead.objects.filter(household_id=household_id, pk__in=lead_ids)
+    }

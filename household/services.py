@@ -1,5 +1,6 @@
 """Writes of the household's people and leads."""
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -15,8 +16,14 @@ from household.models import (
     Role,
     UserProfile,
 )
-from household.selectors import conversation_of, tokens_used_this_month
-from people_search.services import index_leads, index_members
+from household.selectors import (
+    conversation_of,
+    lead_names,
+    member_names,
+    tokens_used_this_month,
+)
+from people_search.engine.indexing import index_after_commit
+from people_search.engine.models import Subject
 
 
 @transaction.atomic
@@ -63,7 +70,7 @@ def create_member(
         status=status,
         lead_access=lead_access,
     )
-    index_members(household=household, membership_ids=[membership.pk])
+    index_member_names(household_id=household.pk, membership_ids=[membership.pk])
     return membership
 
 
@@ -72,7 +79,7 @@ def create_lead(*, household: Household, **fields: Any) -> Lead:
     lead = Lead(household=household, **fields)
     lead.full_clean()
     lead.save()
-    index_leads(household=household, lead_ids=[lead.pk])
+    index_lead_names(household_id=household.pk, lead_ids=[lead.pk])
     return lead
 
 
@@ -104,4 +111,34 @@ def record_usage(
     return (
         tokens_used_this_month(membership=membership),
         membership.monthly_token_allowance,
+    )
+
+
+def index_member_names(*, household_id: int, membership_ids: Iterable[int]) -> None:
+    """Embed these memberships' names after commit; children are never embedded."""
+    index_after_commit(
+        household_id=household_id,
+        subject=Subject.MEMBER,
+        ids=membership_ids,
+        load_names=member_names,
+    )
+
+
+def index_profile_names(*, household_id: int, profile_id: int) -> None:
+    """Embed the name of a profile's memberships after the profile changed."""
+    index_member_names(
+        household_id=household_id,
+        membership_ids=Membership.objects.filter(profile_id=profile_id).values_list(
+            "pk", flat=True
+        ),
+    )
+
+
+def index_lead_names(*, household_id: int, lead_ids: Iterable[int]) -> None:
+    """Embed these leads' names after commit."""
+    index_after_commit(
+        household_id=household_id,
+        subject=Subject.LEAD,
+        ids=lead_ids,
+        load_names=lead_names,
     )

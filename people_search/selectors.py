@@ -11,10 +11,10 @@ from contacts.models import DEFAULT_CONTACT_STATUSES
 from contacts.selectors import browse_contacts
 from household.models import Household, LeadAccess, Membership, MembershipStatus
 from household.selectors import visible_leads
-from people_search.matching import Query, matches, name_rank, parse_query
-from people_search.models import Subject
-from people_search.names import fold_name, search_document
-from people_search.similar import find_similar_names
+from people_search.engine.matching import Query, matches, name_rank, parse_query
+from people_search.engine.models import Subject
+from people_search.engine.similar import find_similar_names
+from people_search.engine.text import fold_name, search_document
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def search_people(
     similar: dict[str, set[int]] = {Subject.MEMBER: set(), Subject.LEAD: set()}
     if parsed.has_letter and not parsed.looks_like_email:
         for candidate in find_similar_names(
-            household=household,
+            household_id=household.pk,
             name=parsed.text,
             subjects=[Subject.MEMBER, Subject.LEAD],
         ):

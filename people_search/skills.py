@@ -15,7 +15,7 @@ from contacts.models import (
 )
 from contacts.selectors import PickerRow
 from household.models import LeadStatus, MembershipStatus, Role
-from people_search.matching import parse_query
+from people_search.engine.matching import parse_query
 from people_search.selectors import (
     MIN_QUERY_LENGTH,
     find_contacts,

@@ -16,7 +16,7 @@ from rest_framework.exceptions import NotFound
 from household.models import Conversation, Membership
 from household.selectors import conversation_of, is_over_budget
 from household.services import start_conversation
-from people_search.phones import is_valid_phone
+from people_search.engine.phones import is_valid_phone
 from people_search.selectors import search_people
 from yorik.registry import Answer, CardRequest
 

@@ -1,6 +1,15 @@
-"""Small builders for test data; each writes through the project's own services."""
+"""Small builders for test data; each writes through the project's own services.
 
-from typing import Any
+Builders stand for data written before the test: work a real commit would
+trigger (indexing names for similar-name search) runs as the builder returns,
+although the test's transaction never commits.
+"""
+
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from django.test import TestCase
 
 from contacts.models import Contact
 from contacts.services import create_contact
@@ -8,6 +17,20 @@ from household.models import Household, Lead, Membership
 from household.services import create_lead, create_member
 
 PASSWORD = "correct-horse-battery"
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def committed(write: Callable[P, R]) -> Callable[P, R]:
+    """Run the write's on-commit work when it returns, as its commit would."""
+
+    @functools.wraps(write)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with TestCase.captureOnCommitCallbacks(execute=True):
+            return write(*args, **kwargs)
+
+    return run
 
 
 def build_household(slug: str = "becker", **fields: Any) -> Household:
@@ -17,6 +40,7 @@ def build_household(slug: str = "becker", **fields: Any) -> Household:
     return Household.objects.create(slug=slug, **fields)
 
 
+@committed
 def build_member(
     household: Household,
     username: str,
@@ -39,9 +63,11 @@ def build_member(
     )
 
 
+@committed
 def build_lead(household: Household, first_name: str, **fields: Any) -> Lead:
     return create_lead(household=household, first_name=first_name, **fields)
 
 
+@committed
 def build_contact(household: Household, display_name: str, **fields: Any) -> Contact:
     return create_contact(household=household, display_name=display_name, **fields)

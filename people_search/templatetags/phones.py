@@ -2,7 +2,7 @@
 
 from django import template
 
-from people_search.phones import format_phone
+from people_search.engine.phones import format_phone
 
 register = template.Library()
 

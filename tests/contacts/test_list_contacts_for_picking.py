@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from contacts.models import Contact
-from people_search.names import fold_name
+from people_search.engine.text import fold_name
 from tests.builders import build_contact, build_member
 from yorik.models import Card
 

@@ -349,8 +349,10 @@ def test_superuser_without_household_gets_a_form_error(client, db):
     assert not Contact.objects.exists()
 
 
-def test_admin_edits_of_names_reach_people_search(anna, household, admin_membership):
-    from people_search.models import NameWordUse
+def test_admin_edits_of_names_reach_people_search(
+    anna, household, admin_membership, django_capture_on_commit_callbacks
+):
+    from people_search.engine.models import NameWordUse
     from tests.builders import build_lead
 
     lead = build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
@@ -363,7 +365,10 @@ def test_admin_edits_of_names_reach_people_search(anna, household, admin_members
         "owner": admin_membership.pk,
     }
 
-    response = anna.post(reverse("admin:household_lead_change", args=[lead.pk]), data)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = anna.post(
+            reverse("admin:household_lead_change", args=[lead.pk]), data
+        )
 
     assert response.status_code == 302
     names = set(
@@ -374,10 +379,13 @@ def test_admin_edits_of_names_reach_people_search(anna, household, admin_members
     assert names == {"dana", "mizrahi"}
 
 
-def test_profile_added_in_admin_gets_its_name_embedded(anna, household):
-    from people_search.models import NameWordUse
+def test_profile_added_in_admin_gets_its_name_embedded(
+    anna, household, django_capture_on_commit_callbacks
+):
+    from people_search.engine.models import NameWordUse
 
-    test_add_profile_with_membership_inline(anna, household)
+    with django_capture_on_commit_callbacks(execute=True):
+        test_add_profile_with_membership_inline(anna, household)
 
     membership = UserProfile.objects.get(username="ben").memberships.get()
     assert NameWordUse.objects.filter(

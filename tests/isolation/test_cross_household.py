@@ -11,8 +11,8 @@ import pytest
 from django.test import Client
 
 from household.models import Conversation, ModelUsage
-from people_search import similar
-from people_search.models import Subject
+from people_search.engine import similar
+from people_search.engine.models import Subject
 from tests.isolation.world import (
     B_EMAILS,
     B_PHONES,
@@ -278,7 +278,7 @@ def test_similar_names_come_from_the_callers_household_only(
 
     def find(side: Side) -> list[similar.SimilarName]:
         return similar.find_similar_names(
-            household=side.household, name="Quornwal", subjects=Subject.values
+            household_id=side.household.pk, name="Quornwal", subjects=Subject.values
         )
 
     assert find(world.b), "The control finds B's similar names."

@@ -4,9 +4,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from household.models import MembershipStatus
-from people_search import similar
-from people_search.embeddings import EmbeddingError
-from people_search.models import NameWordUse
+from people_search.engine import similar
+from people_search.engine.embeddings import EmbeddingError
+from people_search.engine.models import NameWordUse
 from tests.builders import build_lead, build_member
 
 

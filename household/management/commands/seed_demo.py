@@ -6,7 +6,7 @@ from django.db import transaction
 
 from household.bundles import BundleError, import_household, read_bundle
 from household.models import Household, Membership, Role
-from people_search.models import NameWord
+from people_search.engine.models import NameWord
 from people_search.services import index_household
 from yorik.tokens import issue_token
 

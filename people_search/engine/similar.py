@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 
-from household.models import Household
-from people_search.embeddings import EmbeddingError, embedding_provider, name_words
-from people_search.models import NameWord
+from people_search.engine.embeddings import EmbeddingError, embedding_provider
+from people_search.engine.models import NameWord
+from people_search.engine.text import name_words
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class SimilarName:
 
 def find_similar_names(
     *,
-    household: Household,
+    household_id: int,
     name: str,
     subjects: Sequence[str],
     limit: int = CANDIDATES,
@@ -106,7 +106,7 @@ def find_similar_names(
         logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
         return []
     parameters = {
-        "household": household.pk,
+        "household": household_id,
         "subjects": list(subjects),
         "words": words,
         "vectors": [str(vector) for vector in vectors],
@@ -116,7 +116,7 @@ def find_similar_names(
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
-            if vocabulary_size(household) < EXACT_SCAN_BELOW:
+            if vocabulary_size(household_id) < EXACT_SCAN_BELOW:
                 # No index scan, so no HNSW: the household's words come through
                 # its unique B-tree (a bitmap scan) and are sorted, exactly.
                 cursor.execute("SET LOCAL enable_indexscan = off")
@@ -157,11 +157,11 @@ def _rows_matching_every_word(
     return found
 
 
-def vocabulary_size(household: Household) -> int:
+def vocabulary_size(household_id: int) -> int:
     """Return how many distinct name words the household has embedded, cached."""
-    key = f"people_search:vocabulary:{household.pk}"
+    key = f"people_search:vocabulary:{household_id}"
     count = cache.get(key)
     if count is None:
-        count = NameWord.objects.filter(household=household).count()
+        count = NameWord.objects.filter(household_id=household_id).count()
         cache.set(key, count, _COUNT_TTL)
     return count

@@ -1,4 +1,8 @@
-"""Fold names so that case, accents and German spellings compare equal."""
+"""The one fold and the one word splitter every text goes through.
+
+Case, accents and German spellings compare equal once folded; words are the
+runs of letters and digits of the folded text.
+"""
 
 import re
 import unicodedata
@@ -31,6 +35,7 @@ _LETTER_SPELLINGS = str.maketrans(
 _UMLAUT_DIGRAPHS = re.compile(r"([aou])e")
 _WHITESPACE = re.compile(r"\s+")
 _TERM_SEPARATORS = re.compile(r"[\s,]+")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def fold_name(text: str) -> str:
@@ -58,3 +63,13 @@ def search_document(*parts: str | None) -> str:
     can only match inside a single part.
     """
     return " ".join(folded for part in parts if part and (folded := fold_name(part)))
+
+
+def fold_words(text: str) -> tuple[str, ...]:
+    """Return the folded words of a text, split at anything but letters and digits."""
+    return tuple(_WORD.findall(fold_name(text)))
+
+
+def name_words(name: str) -> list[str]:
+    """Return the folded words of a name that are made of letters only."""
+    return [word for word in fold_words(name) if word.isalpha()]

@@ -18,13 +18,12 @@ import cologne_phonetics
 import jellyfish
 from django.conf import settings
 
-from people_search.names import fold_name
+from people_search.engine.text import name_words
 
 logger = logging.getLogger(__name__)
 
 DIMENSIONS = 256
 
-_WORDS = re.compile(r"[^\W\d_]+")
 _VOWELS = re.compile(r"[aeiouyh]")
 _DOUBLED = re.compile(r"(.)\1+")
 # Phonetic codes say more about how a name sounds than any single n-gram.
@@ -46,11 +45,6 @@ class NameSoundEmbedder:
 
     def embed(self, names: Sequence[str]) -> list[list[float]]:
         return [name_sound_vector(name) for name in names]
-
-
-def name_words(name: str) -> list[str]:
-    """Return the folded words of a name, without digits and punctuation."""
-    return _WORDS.findall(fold_name(name))
 
 
 def name_features(name: str) -> dict[str, float]:

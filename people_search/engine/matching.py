@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from django.db.models import Case, IntegerField, Q, Value, When
 
-from people_search.names import search_terms
-from people_search.phones import phone_query_digits
+from people_search.engine.phones import phone_query_digits
+from people_search.engine.text import search_terms
 
 
 @dataclass(frozen=True)

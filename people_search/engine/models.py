@@ -1,0 +1,73 @@
+"""Name embeddings, kept in their own narrow tables beside the rows they name."""
+
+from django.contrib.postgres.indexes import GinIndex, OpClass
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from people_search.engine.embeddings import DIMENSIONS
+
+
+class Subject(models.TextChoices):
+    """What kind of row a name belongs to."""
+
+    MEMBER = "member"
+    LEAD = "lead"
+    CONTACT = "contact"
+
+
+class NameWord(models.Model):
+    """One distinct word of the household's names, with its embedding.
+
+    Each word is embedded once however many names use it: identical vectors
+    would both bloat the index and trap its graph walk among themselves. A
+    vector is 1 KB; kept out of the hot tables, it does not slow every scan
+    of contacts or memberships that never looks at it.
+    """
+
+    household = models.ForeignKey("household.Household", on_delete=models.CASCADE)
+    word = models.CharField(max_length=150, help_text="A folded word of a name.")
+    embedding = VectorField(dimensions=DIMENSIONS)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "word"], name="name_word_unique"
+            ),
+        ]
+        indexes = [
+            GinIndex(OpClass("word", name="gin_trgm_ops"), name="name_word_trgm"),
+            HnswIndex(
+                fields=["embedding"],
+                name="name_word_hnsw",
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.word
+
+
+class NameWordUse(models.Model):
+    """A word of the name of one member, lead or contact."""
+
+    household = models.ForeignKey("household.Household", on_delete=models.CASCADE)
+    subject = models.CharField(max_length=8, choices=Subject.choices)
+    subject_id = models.BigIntegerField()
+    word = models.ForeignKey(NameWord, on_delete=models.CASCADE, related_name="uses")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject", "subject_id", "word"], name="name_word_use_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(subject__in=Subject.values),
+                name="name_word_use_subject_known",
+            ),
+        ]
+        indexes = [models.Index(fields=["word", "subject"])]
+
+    def __str__(self) -> str:
+        return f"{self.subject} {self.subject_id}: {self.word_id}"
