@@ -72,6 +72,7 @@ from contacts.models import (  # noqa: E402
     PaperlessCorrespondent,
 )
 from contacts.provider_categories import get_category  # noqa: E402
+from household.callers import MemberCaller  # noqa: E402
 from household.models import (  # noqa: E402
     CalendarEvent,
     Household,
@@ -82,7 +83,6 @@ from household.models import (  # noqa: E402
 )
 from people_search.engine.phones import format_phone, phone_query_digits  # noqa: E402
 from people_search.engine.similar import vocabulary_size  # noqa: E402
-from yorik.callers import Caller  # noqa: E402
 from yorik.database import ensure_server  # noqa: E402
 from yorik.registry import get_skill  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
@@ -563,7 +563,7 @@ class Skills:
         serializer = found.input_serializer(data=inputs)
         serializer.is_valid(raise_exception=True)
         answer = found.run(
-            Caller(membership=self.membership), **serializer.validated_data
+            MemberCaller(membership=self.membership), **serializer.validated_data
         )
         return to_json(answer.data)
 

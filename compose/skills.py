@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from compose.models import RecipientField
 from compose.selectors import check_recipient
-from yorik.callers import Caller
+from household.callers import MemberCaller
 from yorik.registry import Answer, skill
 from yorik.serializers import StrictCharField, StrictIntegerField, StrictSerializer
 
@@ -95,7 +95,7 @@ Read only and cheap: one contact lookup and one template load.""",
     tags=["compose", "contacts", "address"],
 )
 def compose_check_recipient(
-    caller: Caller, *, contact_id: int, template_id: str
+    caller: MemberCaller, *, contact_id: int, template_id: str
 ) -> Answer:
     result = check_recipient(
         household=caller.household, contact_id=contact_id, template_id=template_id

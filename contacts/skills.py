@@ -4,6 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from contacts.cards import CONTACT_PICKER, CONTACTS_FOUND
 from contacts.models import STATUS_FILTERS, ContactKind
 from contacts.provider_categories import (
     CATEGORIES,
@@ -17,9 +18,8 @@ from contacts.selectors import (
     list_address_book,
     statuses_for,
 )
+from household.callers import MemberCaller
 from people_search.skills import CardSerializer
-from yorik.callers import Caller
-from yorik.models import CardKind
 from yorik.registry import Answer, CardRequest, skill
 from yorik.serializers import (
     StrictBooleanField,
@@ -169,7 +169,7 @@ Once a card is emitted, do not list the names in your reply: the card shows them
     tags=["contacts", "lookup", "fallback"],
 )
 def list_contacts_for_picking(
-    caller: Caller,
+    caller: MemberCaller,
     *,
     pick_to_chat: bool,
     status: str,
@@ -192,7 +192,7 @@ def list_contacts_for_picking(
                 "dropped": picker.dropped,
                 "padded": picker.padded,
             },
-            CardRequest(CardKind.CONTACT_PICKER, payload, pick_to_chat=pick_to_chat),
+            CardRequest(CONTACT_PICKER, payload, pick_to_chat=pick_to_chat),
         )
     contacts = list_address_book(
         household=household, statuses=statuses_for(status), kind=kind
@@ -200,7 +200,7 @@ def list_contacts_for_picking(
     card = None
     if not defer_card:
         card = CardRequest(
-            CardKind.CONTACTS_FOUND,
+            CONTACTS_FOUND,
             {"status": status, "kind": kind},
             pick_to_chat=pick_to_chat,
         )
@@ -290,7 +290,7 @@ this before searching the internet: find_known_provider(category="dentist").
     side_effects="none — read only.",
     tags=["contacts", "paperless", "calendar", "provider", "search"],
 )
-def find_known_provider(caller: Caller, *, category: str) -> Answer:
+def find_known_provider(caller: MemberCaller, *, category: str) -> Answer:
     found = find_known_providers(
         household=caller.household, category=get_category(category)
     )

@@ -1,12 +1,13 @@
-"""Admin for households, their people, memberships, leads and calendar events."""
+"""Admin for households, their people, memberships, leads, events and API tokens."""
 
 from collections.abc import Sequence
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db import models
 from django.http import HttpRequest
+from django.utils import timezone
 
 from household.admin_scoping import HouseholdScopedAdmin, request_household
 from household.models import (
@@ -21,6 +22,7 @@ from household.services import (
     index_member_names,
     index_profile_names,
 )
+from yorik.models import ApiToken
 
 
 @admin.register(Household)
@@ -234,3 +236,54 @@ class CalendarEventAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     date_hierarchy = "starts_at"
     filter_horizontal = ["attendees"]
     fields = ["household", "title", "starts_at", "ends_at", "location", "attendees"]
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    """List and revoke tokens; `manage.py issue_token` issues them."""
+
+    list_display = [
+        "prefix",
+        "name",
+        "profile",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter)]
+    search_fields = ["prefix", "name", "profile__username", "profile__last_name"]
+    list_select_related = ["profile"]
+    fields = [
+        "household",
+        "prefix",
+        "name",
+        "profile",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: ApiToken | None = None
+    ) -> Sequence[str]:
+        # Only the label may change: a token is revoked through the action,
+        # which dates the revocation, and never moves to another profile.
+        return [
+            *super().get_readonly_fields(request, obj),
+            "prefix",
+            "profile",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+        ]
+
+    @admin.action(description="Revoke selected tokens", permissions=["change"])
+    def revoke(self, request: HttpRequest, queryset: models.QuerySet[ApiToken]) -> None:
+        revoked = queryset.filter(revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+        self.message_user(request, f"Revoked {revoked} token(s).", messages.SUCCESS)

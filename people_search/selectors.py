@@ -1,13 +1,14 @@
 """Find people of a household: household members and address-book contacts."""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 
 from contacts.aggregates import addresses_array, channels_array
-from contacts.models import DEFAULT_CONTACT_STATUSES
+from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
 from contacts.selectors import browse_contacts
 from household.models import Household, LeadAccess, Membership, MembershipStatus
 from household.selectors import visible_leads
@@ -109,6 +110,73 @@ def find_contacts(
     )
 
 
+@dataclass(frozen=True)
+class PersonRows:
+    """find_person's answer: the best rows of every source and how many matched.
+
+    `contact_ids` are the contacts among the rows, for a picker card.
+    """
+
+    rows: list[dict[str, Any]]
+    count: int
+    contact_ids: list[int]
+
+
+def find_person_rows(
+    *,
+    household: Household,
+    query: str,
+    source: str,
+    statuses: Sequence[str],
+    limit: int,
+    kind: str | None = None,
+    role: str | None = None,
+    channel_kind: str | None = None,
+    channel_value: str | None = None,
+) -> PersonRows:
+    """Return the household's people and contacts a query or channel finds, best first.
+
+    One SELECT per source searched. A channel value that cannot be read
+    raises a ValidationError naming `channel_value`.
+    """
+    parsed = parse_query(query, region=household.default_region) if query else None
+    channel = None
+    if channel_kind and channel_value:
+        try:
+            channel = (
+                channel_kind,
+                normalize_channel_value(
+                    channel_kind, channel_value, household.default_region
+                ),
+            )
+        except ValueError as error:
+            raise ValidationError({"channel_value": str(error)}) from error
+    found = []
+    # A channel lookup is about contacts; in auto mode it must not list every
+    # household member just because no query was given.
+    if source == "household" or (source == "auto" and (parsed or not channel)):
+        found.append(
+            find_household_people(
+                household=household, query=parsed, role=role, limit=limit
+            )
+        )
+    contact_ids = []
+    if source in ("contacts", "auto"):
+        contacts = find_contacts(
+            household=household,
+            query=parsed,
+            kind=kind,
+            statuses=statuses,
+            channel=channel,
+            limit=limit,
+        )
+        found.append(contacts)
+        if contacts.count > 1:
+            contact_ids = [match.row["id"] for match in contacts.matches]
+    rows, count = merge_found(found, limit=limit)
+    return PersonRows(rows=rows, count=count, contact_ids=contact_ids)
+
+
 def _live_memberships(household: Household) -> QuerySet[Membership]:
     """Return the household's memberships but removed ones and deleted profiles.
 
@@ -208,28 +276,13 @@ def search_people(
         ):
             similar[candidate.subject].add(candidate.subject_id)
 
-    members = _live_memberships(household)
     member_rows = _people_hits(
-        members,
+        _live_memberships(household),
         parsed,
         similar_ids=similar[Subject.MEMBER],
         prefix="profile__",
-        fields=["profile_id", "role", "status"],
-        to_row=lambda value, match: {
-            "kind": "member",
-            "membership_id": value["pk"],
-            "profile_id": value["profile_id"],
-            "name": _full_name(
-                value["profile__first_name"], value["profile__last_name"]
-            )
-            or value["profile__username"],
-            "email": value["profile__email"],
-            "phone": value["profile__phone"],
-            "role": value["role"],
-            "status": value["status"],
-            "match": match,
-        },
-        extra_fields=["profile__username"],
+        fields=MEMBER_FIELDS,
+        to_row=_member_row,
     )
     lead_rows = []
     if actor.lead_access != LeadAccess.NONE:
@@ -238,20 +291,129 @@ def search_people(
             parsed,
             similar_ids=similar[Subject.LEAD],
             prefix="",
-            fields=["status", "archived"],
-            to_row=lambda value, match: {
-                "kind": "lead",
-                "lead_id": value["pk"],
-                "name": _full_name(value["first_name"], value["last_name"])
-                or value["email"],
-                "email": value["email"],
-                "phone": value["phone"],
-                "status": value["status"],
-                "archived": value["archived"],
-                "match": match,
-            },
+            fields=LEAD_FIELDS,
+            to_row=_lead_row,
         )
     return PeopleResults(members=member_rows, leads=lead_rows)
+
+
+def people_with_ids(
+    *,
+    household: Household,
+    actor: Membership | None,
+    members: Sequence[Mapping[str, Any]],
+    leads: Sequence[Mapping[str, Any]],
+) -> PeopleResults:
+    """Return stored hits ({membership_id or lead_id, match}) as the rows are now.
+
+    Members no longer live and leads the actor may not see (all, without an
+    actor) are left out; the stored order is kept.
+    """
+    member_values = {
+        value["pk"]: value
+        for value in _live_memberships(household)
+        .filter(pk__in=[hit["membership_id"] for hit in members])
+        .values(*MEMBER_FIELDS)
+    }
+    lead_values = {}
+    if actor is not None:
+        lead_values = {
+            value["pk"]: value
+            for value in visible_leads(actor=actor)
+            .filter(pk__in=[hit["lead_id"] for hit in leads])
+            .values(*LEAD_FIELDS)
+        }
+    return PeopleResults(
+        members=[
+            _member_row(member_values[hit["membership_id"]], hit["match"])
+            for hit in members
+            if hit["membership_id"] in member_values
+        ],
+        leads=[
+            _lead_row(lead_values[hit["lead_id"]], hit["match"])
+            for hit in leads
+            if hit["lead_id"] in lead_values
+        ],
+    )
+
+
+MEMBER_FIELDS = (
+    "pk",
+    "profile_id",
+    "role",
+    "status",
+    "profile__first_name",
+    "profile__last_name",
+    "profile__username",
+    "profile__email",
+    "profile__phone",
+)
+LEAD_FIELDS = (
+    "pk",
+    "status",
+    "archived",
+    "first_name",
+    "last_name",
+    "email",
+    "phone",
+)
+
+
+def _member_row(value: Mapping[str, Any], match: str) -> dict[str, Any]:
+    return {
+        "kind": "member",
+        "membership_id": value["pk"],
+        "profile_id": value["profile_id"],
+        "name": _full_name(value["profile__first_name"], value["profile__last_name"])
+        or value["profile__username"],
+        "email": value["profile__email"],
+        "phone": value["profile__phone"],
+        "role": value["role"],
+        "status": value["status"],
+        "match": match,
+    }
+
+
+def _lead_row(value: Mapping[str, Any], match: str) -> dict[str, Any]:
+    return {
+        "kind": "lead",
+        "lead_id": value["pk"],
+        "name": _full_name(value["first_name"], value["last_name"]) or value["email"],
+        "email": value["email"],
+        "phone": value["phone"],
+        "status": value["status"],
+        "archived": value["archived"],
+        "match": match,
+    }
+
+
+def search_everything(
+    *,
+    household: Household,
+    actor: Membership,
+    query: str,
+    scopes: Sequence[str],
+    limit: int,
+) -> list[dict[str, Any]]:
+    """Return members, then leads (people search's rules), then contacts."""
+    items = []
+    if {"members", "leads"} & set(scopes):
+        found = search_people(household=household, actor=actor, query=query)
+        items += [*found.members, *found.leads]
+    parsed = parse_query(query, region=household.default_region)
+    if "contacts" in scopes and len(parsed.text) >= MIN_QUERY_LENGTH:
+        contacts = find_contacts(household=household, query=parsed, limit=limit)
+        items += [
+            {
+                "kind": "contact",
+                "contact_id": match.row["id"],
+                "name": match.row["display_name"],
+                "relation": match.row["relation"],
+                "contact_kind": match.row["kind"],
+            }
+            for match in contacts.matches
+        ]
+    return items
 
 
 def _full_name(first: str, last: str) -> str:
@@ -264,9 +426,8 @@ def _people_hits(
     *,
     similar_ids: set[int],
     prefix: str,
-    fields: list[str],
-    to_row: Callable[[dict[str, Any], str], dict[str, Any]],
-    extra_fields: Sequence[str] = (),
+    fields: Sequence[str],
+    to_row: Callable[[Mapping[str, Any], str], dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """Return up to 8 hits of one group, literal matches before similar names."""
     literal = matches(
@@ -278,15 +439,9 @@ def _people_hits(
         .annotate(is_literal=Case(When(literal, then=True), default=False))
         .order_by("-is_literal", f"{prefix}sort_name", "pk")
         .values(
-            "pk",
             "is_literal",
-            f"{prefix}first_name",
-            f"{prefix}last_name",
-            f"{prefix}email",
-            f"{prefix}phone",
             f"{prefix}phone_nsn",
             *fields,
-            *extra_fields,
         )[:FIRST_ROWS]
     )
     return [

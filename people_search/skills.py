@@ -2,44 +2,26 @@
 
 from typing import Any
 
-from django.core.exceptions import ValidationError
-from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from contacts.models import (
-    DEFAULT_CONTACT_STATUSES,
-    STATUS_FILTERS,
-    ChannelKind,
-    ContactKind,
-    normalize_channel_value,
-)
-from contacts.selectors import PickerRow
+from contacts.cards import CONTACT_PICKER, picker_payload
+from contacts.models import STATUS_FILTERS, ChannelKind, ContactKind
+from contacts.selectors import statuses_for
+from household.callers import MemberCaller
 from household.models import LeadStatus, MembershipStatus, Role
-from people_search.engine.matching import parse_query
-from people_search.selectors import (
-    MIN_QUERY_LENGTH,
-    find_contacts,
-    find_household_people,
-    merge_found,
-    search_people,
-)
+from people_search.selectors import find_person_rows, search_everything
 from people_search.turns import people_search_answer
-from yorik.callers import Caller
 from yorik.registry import Answer, CardRequest, skill
 from yorik.serializers import (
+    CardSerializer,
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
     StrictSerializer,
+    TaggedUnionField,
 )
 
 MATCHES = ["phone", "email", "name", "similar_name"]
-
-
-class CardSerializer(serializers.Serializer):
-    id = serializers.UUIDField()
-    kind = serializers.CharField()
-    url = serializers.URLField()
 
 
 class FindPersonInput(StrictSerializer):
@@ -144,14 +126,13 @@ class ContactRowSerializer(serializers.Serializer):
 
 class FindPersonOutput(serializers.Serializer):
     results = serializers.ListField(
-        child=PolymorphicProxySerializer(
+        child=TaggedUnionField(
             component_name="FindPersonRow",
-            # A mapping: drf-spectacular cannot read a ChoiceField's one value.
-            serializers={
+            tag="source",
+            shapes={
                 "household": HouseholdRowSerializer,
                 "contacts": ContactRowSerializer,
             },
-            resource_type_field_name="source",
         ),
         help_text=(
             "Rows tagged with source. Household rows: source, id (a user id), "
@@ -206,7 +187,7 @@ two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 
     tags=["users", "contacts", "lookup", "read"],
 )
 def find_person(
-    caller: Caller,
+    caller: MemberCaller,
     *,
     query: str = "",
     source: str,
@@ -217,54 +198,24 @@ def find_person(
     channel_kind: str | None = None,
     channel_value: str | None = None,
 ) -> Answer:
-    household = caller.household
-    parsed = parse_query(query, region=household.default_region) if query else None
-    channel = None
-    if channel_kind and channel_value:
-        try:
-            channel = (
-                channel_kind,
-                normalize_channel_value(
-                    channel_kind, channel_value, household.default_region
-                ),
-            )
-        except ValueError as error:
-            raise ValidationError({"channel_value": str(error)}) from error
-    found = []
-    # A channel lookup is about contacts; in auto mode it must not list every
-    # household member just because no query was given.
-    if source == "household" or (source == "auto" and (parsed or not channel)):
-        found.append(
-            find_household_people(
-                household=household, query=parsed, role=role, limit=limit
-            )
-        )
-    contacts = None
-    if source in ("contacts", "auto"):
-        contacts = find_contacts(
-            household=household,
-            query=parsed,
-            kind=kind,
-            statuses=DEFAULT_CONTACT_STATUSES if status == "any" else (status,),
-            channel=channel,
-            limit=limit,
-        )
-        found.append(contacts)
-    rows, count = merge_found(found, limit=limit)
+    found = find_person_rows(
+        household=caller.household,
+        query=query,
+        source=source,
+        statuses=statuses_for(status),
+        limit=limit,
+        kind=kind,
+        role=role,
+        channel_kind=channel_kind,
+        channel_value=channel_value,
+    )
     card = None
-    if contacts is not None and contacts.count > 1:
-        card = CardRequest(
-            kind="contact_picker",
-            payload={
-                "query": query,
-                "ranked": False,
-                "picks": [
-                    PickerRow(contact_id=match.row["id"]).as_payload()
-                    for match in contacts.matches
-                ],
-            },
-        )
-    return Answer({"results": rows, "count": count, "ambiguous": count > 1}, card)
+    if len(found.contact_ids) > 1:
+        card = CardRequest(CONTACT_PICKER, picker_payload(query, found.contact_ids))
+    return Answer(
+        {"results": found.rows, "count": found.count, "ambiguous": found.count > 1},
+        card,
+    )
 
 
 class PeopleSearchInput(StrictSerializer):
@@ -307,16 +258,14 @@ class LeadHitSerializer(serializers.Serializer):
     match = serializers.ChoiceField(MATCHES, help_text=MATCH_HELP)
 
 
-PeopleHitSerializer = PolymorphicProxySerializer(
-    component_name="PeopleHit",
-    serializers={"member": MemberHitSerializer, "lead": LeadHitSerializer},
-    resource_type_field_name="kind",
-)
+PEOPLE_HITS = {"member": MemberHitSerializer, "lead": LeadHitSerializer}
 
 
 class PeopleSearchOutput(serializers.Serializer):
     items = serializers.ListField(
-        child=PeopleHitSerializer,
+        child=TaggedUnionField(
+            component_name="PeopleHit", tag="kind", shapes=PEOPLE_HITS
+        ),
         help_text=(
             "Members first, then leads; at most 8 of each. Literal matches come "
             "before similar names, each by name."
@@ -347,7 +296,7 @@ Leads appear only as far as the caller's lead access allows.""",
     side_effects="Emits a people_results card. No other writes.",
     tags=["people", "members", "leads", "lookup", "read"],
 )
-def people_search(caller: Caller, *, query: str) -> Answer:
+def people_search(caller: MemberCaller, *, query: str) -> Answer:
     return people_search_answer(membership=caller.membership, query=query)
 
 
@@ -389,14 +338,10 @@ class ContactHitSerializer(serializers.Serializer):
 
 class SearchAnythingOutput(serializers.Serializer):
     items = serializers.ListField(
-        child=PolymorphicProxySerializer(
+        child=TaggedUnionField(
             component_name="SearchAnythingHit",
-            serializers={
-                "member": MemberHitSerializer,
-                "lead": LeadHitSerializer,
-                "contact": ContactHitSerializer,
-            },
-            resource_type_field_name="kind",
+            tag="kind",
+            shapes={**PEOPLE_HITS, "contact": ContactHitSerializer},
         ),
         help_text="Members, then leads, then contacts; each row says its kind.",
     )
@@ -422,25 +367,13 @@ for members and leads only people_search.""",
     tags=["people", "contacts", "search", "read"],
 )
 def search_anything(
-    caller: Caller, *, query: str, limit: int, scopes: list[str] = SCOPES
+    caller: MemberCaller, *, query: str, limit: int, scopes: list[str] = SCOPES
 ) -> Answer:
-    items = []
-    if {"members", "leads"} & set(scopes):
-        found = search_people(
-            household=caller.household, actor=caller.membership, query=query
-        )
-        items += [*found.members, *found.leads]
-    parsed = parse_query(query, region=caller.household.default_region)
-    if "contacts" in scopes and len(parsed.text) >= MIN_QUERY_LENGTH:
-        contacts = find_contacts(household=caller.household, query=parsed, limit=limit)
-        items += [
-            {
-                "kind": "contact",
-                "contact_id": match.row["id"],
-                "name": match.row["display_name"],
-                "relation": match.row["relation"],
-                "contact_kind": match.row["kind"],
-            }
-            for match in contacts.matches
-        ]
+    items = search_everything(
+        household=caller.household,
+        actor=caller.membership,
+        query=query,
+        scopes=scopes,
+        limit=limit,
+    )
     return Answer({"items": items, "totalCount": len(items)})

@@ -16,6 +16,7 @@ from rest_framework.exceptions import NotFound
 from household.models import Conversation, Membership
 from household.selectors import conversation_of, is_over_budget
 from household.services import start_conversation
+from people_search.cards import PEOPLE_RESULTS, people_results_payload
 from people_search.engine.phones import is_valid_phone
 from people_search.selectors import search_people
 from yorik.registry import Answer, CardRequest
@@ -46,10 +47,7 @@ def people_search_answer(*, membership: Membership, query: str) -> Answer:
     items = [*found.members, *found.leads]
     return Answer(
         {"items": items, "totalCount": len(items)},
-        CardRequest(
-            kind="people_results",
-            payload={"query": query, "members": found.members, "leads": found.leads},
-        ),
+        CardRequest(kind=PEOPLE_RESULTS, payload=people_results_payload(query, found)),
     )
 
 

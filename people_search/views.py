@@ -6,6 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from household.services import record_usage
+from people_search.skills import PeopleSearchOutput
 from people_search.turns import take_turn
 from yorik.api import ERRORS, AgentApiView, answer_data
 from yorik.serializers import StrictCharField, StrictIntegerField, StrictSerializer
@@ -50,7 +51,7 @@ class TurnView(AgentApiView):
         )
         data = turn.data()
         if turn.answer is not None:
-            answer = answer_data(request, turn.answer)
+            answer = answer_data(request, turn.answer, PeopleSearchOutput)
             data["card"] = answer.pop("card")
             data["result"] = answer
         return Response(data)

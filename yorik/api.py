@@ -10,7 +10,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from yorik.cards import card_link, create_card, find_card
-from yorik.models import CardKind
 from yorik.registry import Answer, Skill, get_skill, skills_for_tier
 from yorik.serializers import StrictChoiceField, StrictSerializer
 from yorik.throttling import TokenRateThrottle
@@ -136,11 +135,17 @@ class SkillCallView(AgentApiView):
         inputs = found.input_serializer(data=request.data)
         inputs.is_valid(raise_exception=True)
         answer = found.run(request.user, **inputs.validated_data)
-        return Response(answer_data(request, answer))
+        return Response(answer_data(request, answer, found.output_serializer))
 
 
-def answer_data(request: Request, answer: Answer) -> dict[str, Any]:
-    """Return a skill's answer as JSON data, with a reference to its stored card."""
+def answer_data(
+    request: Request, answer: Answer, output: type[serializers.Serializer]
+) -> dict[str, Any]:
+    """Return a skill's answer written by its output serializer, with its card.
+
+    The card the answer asks for is stored and referenced by id, kind and a
+    signed link. Only the fields the output serializer declares go out.
+    """
     data: dict[str, Any] = dict(answer.data)
     if answer.card is not None:
         card = create_card(
@@ -151,11 +156,11 @@ def answer_data(request: Request, answer: Answer) -> dict[str, Any]:
             pick_to_chat=answer.card.pick_to_chat,
         )
         data["card"] = {
-            "id": str(card.pk),
+            "id": card.pk,
             "kind": card.kind,
             "url": request.build_absolute_uri(card_link(card)),
         }
-    return data
+    return output(data).data
 
 
 @extend_schema(exclude=True)  # Each skill's own route is documented instead.
@@ -193,7 +198,7 @@ class PickedSerializer(serializers.Serializer):
 
 class CardReadSerializer(serializers.Serializer):
     id = serializers.UUIDField()
-    kind = serializers.ChoiceField(CardKind.choices)
+    kind = serializers.CharField(help_text="The card's kind, e.g. contact_picker.")
     url = serializers.URLField(
         help_text="The card's page, through a fresh signed link."
     )
@@ -240,7 +245,7 @@ class CardDetailView(AgentApiView):
         if card.picked_contact is not None:
             data["picked"] = {
                 "contact_id": card.picked_contact.pk,
-                "display_name": card.picked_contact.display_name,
+                "display_name": str(card.picked_contact),
                 "picked_at": card.picked_at,
             }
         return Response(CardReadSerializer(data).data)

@@ -9,5 +9,7 @@ class YorikConfig(AppConfig):
     def ready(self) -> None:
         from yorik import openapi  # noqa: F401 - registers the schema extension
 
-        # Skills register themselves when their app's skills.py is imported.
+        # Skills and card kinds register themselves when their app's skills.py
+        # and cards.py are imported.
+        autodiscover_modules("cards")
         autodiscover_modules("skills")

@@ -1,26 +1,27 @@
-"""Who is calling: a household member, with the tier their role gives them."""
+"""What the framework needs to know of whoever calls a skill or opens a card.
 
-from dataclasses import dataclass
+The household app supplies the concrete caller (a member with a tier); the
+framework relies on this protocol alone, so it imports no domain app.
+"""
 
-from household.models import Household, Membership, UserProfile
+from typing import Protocol
+
+from django.db import models
 
 
-@dataclass(frozen=True)
-class Caller:
-    """The authenticated member behind a request (DRF's `request.user`)."""
+class Caller(Protocol):
+    """An authenticated member: DRF's `request.user` on the agent API."""
 
-    membership: Membership
-
-    is_authenticated = True
-
-    @property
-    def profile(self) -> UserProfile:
-        return self.membership.profile
-
-    @property
-    def household(self) -> Household:
-        return self.membership.household
+    is_authenticated: bool
 
     @property
     def tier(self) -> str:
-        return self.membership.tier
+        """The skill permission tier: admin, member or restricted."""
+
+    @property
+    def household(self) -> models.Model:
+        """The household whose data the caller reads."""
+
+    @property
+    def profile(self) -> models.Model:
+        """The person acting: cards record them as their creator."""

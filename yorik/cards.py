@@ -1,6 +1,13 @@
-"""Cards: stored results a person opens in the browser to pick from."""
+"""Cards: stored results a person opens in the browser to pick from.
 
-from collections.abc import Iterable
+The framework creates, signs, opens and picks cards. What a card shows is
+declared by the app that owns its kind, in that app's `cards.py` (discovered
+like `skills.py`): the template, the rows as the viewer may see them, and
+which contact a pick may name. A card stores ids only; its page is rendered
+from the rows as they are now.
+"""
+
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -10,33 +17,77 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core import signing
-from django.db.models import QuerySet
+from django.db import models
 from django.utils import timezone
+from django.utils.module_loading import import_string
 from django.utils.translation import gettext_lazy
 
-from contacts.models import Contact
-from contacts.selectors import browse_contacts, contacts_with_ids, statuses_for
-from household.models import Household, UserProfile
-from household.selectors import active_membership, membership_for_user, visible_leads
-from yorik.models import Card, CardKind
+from yorik.callers import Caller
+from yorik.models import Card
 
 _SALT = "yorik.cards"
 
 
+@dataclass(frozen=True)
+class CardType:
+    """A kind of card, declared by the app that owns it.
+
+    `context` returns the template's context for a viewer: the logged-in
+    member of the card's household who opened it, or None for a visitor
+    through the signed link (who sees what the card's creator may see now).
+    `pick` returns the row a pick names if the card may be answered with
+    it, else None; kinds without it cannot be picked.
+    """
+
+    kind: str
+    template: str
+    context: Callable[[Card, Caller | None], dict[str, Any]]
+    pick: Callable[[Card, int], models.Model | None] | None = None
+
+
+_card_types: dict[str, CardType] = {}
+
+
+def card_type(declared: CardType) -> CardType:
+    """Register a kind of card; each app calls this in its cards.py."""
+    if declared.kind in _card_types:
+        raise ValueError(f"Card kind {declared.kind!r} is declared twice.")
+    _card_types[declared.kind] = declared
+    return declared
+
+
+def get_card_type(kind: str) -> CardType:
+    """Return the declared kind, or raise LookupError for an unknown one."""
+    try:
+        return _card_types[kind]
+    except KeyError:
+        raise LookupError(f"No card kind {kind!r} is declared.") from None
+
+
+def card_kinds() -> list[str]:
+    return sorted(_card_types)
+
+
+def page_viewer(user: AbstractBaseUser | AnonymousUser) -> Caller | None:
+    """Return the member behind a logged-in user, as settings.YORIK_PAGE_VIEWER says."""
+    return import_string(settings.YORIK_PAGE_VIEWER)(user)
+
+
 def create_card(
     *,
-    household: Household,
+    household: models.Model,
     kind: str,
     payload: dict[str, Any],
-    created_by: UserProfile | None,
+    created_by: models.Model | None,
     pick_to_chat: bool = True,
 ) -> Card:
     """Store a card that can be opened for as long as its signed link lives."""
+    get_card_type(kind)
     return Card.objects.create(
-        household=household,
+        household_id=household.pk,
         kind=kind,
         payload=payload,
-        created_by=created_by,
+        created_by_id=created_by.pk if created_by else None,
         pick_to_chat=pick_to_chat,
         expires_at=timezone.now() + timedelta(seconds=settings.YORIK_CARD_LINK_MAX_AGE),
     )
@@ -59,9 +110,24 @@ def link_is_valid(card_id: str, token: str) -> bool:
     return signed_id == str(card_id)
 
 
+@dataclass(frozen=True)
+class OpenedCard:
+    """A card a visitor may see, and the member who opened it, if logged in."""
+
+    card: Card
+    viewer: Caller | None
+
+    @property
+    def card_type(self) -> CardType:
+        return get_card_type(self.card.kind)
+
+    def context(self) -> dict[str, Any]:
+        return self.card_type.context(self.card, self.viewer)
+
+
 def open_card(
     *, card_id: UUID, user: AbstractBaseUser | AnonymousUser, token: str
-) -> Card | None:
+) -> OpenedCard | None:
     """Return the card if the visitor may open it, else None.
 
     A live card opens through its signed link, or for a logged-in member of
@@ -74,122 +140,21 @@ def open_card(
     )
     if card is None:
         return None
-    if token and link_is_valid(str(card_id), token):
-        return card
-    membership = membership_for_user(user)
-    if membership is not None and membership.household_id == card.household_id:
-        return card
-    return None
+    viewer = page_viewer(user)
+    if viewer is not None and viewer.household.pk != card.household_id:
+        viewer = None
+    if viewer is None and not (token and link_is_valid(str(card_id), token)):
+        return None
+    return OpenedCard(card=card, viewer=viewer)
 
 
-def visible_card_leads(
-    card: Card, *, user: AbstractBaseUser | AnonymousUser
-) -> list[dict[str, Any]]:
-    """Return the lead rows of a people_results card that its viewer may see.
-
-    A logged-in member of the household sees at most what their own lead
-    access allows; a visitor through the signed link, what the card's creator
-    may see now.
-    """
-    leads = card.payload.get("leads", [])
-    viewer = membership_for_user(user)
-    if viewer is None or viewer.household_id != card.household_id:
-        viewer = card.created_by and active_membership(card.created_by)
-    if viewer is None:
-        return []
-    visible = set(
-        visible_leads(actor=viewer)
-        .filter(pk__in=[lead["lead_id"] for lead in leads])
-        .values_list("pk", flat=True)
-    )
-    return [lead for lead in leads if lead["lead_id"] in visible]
-
-
-def find_card(*, household: Household, card_id: UUID) -> Card | None:
+def find_card(*, household: models.Model, card_id: UUID) -> Card | None:
     """Return one of the household's cards with its picked contact, or None."""
     return (
         Card.objects.select_related("picked_contact")
-        .filter(household=household, pk=card_id)
+        .filter(household_id=household.pk, pk=card_id)
         .first()
     )
-
-
-def card_contacts(card: Card) -> QuerySet[Contact]:
-    """Return the contacts the card may show, read from its household now.
-
-    A contact deleted since the card was emitted is simply not there, and the
-    household filter keeps any other household's contact out.
-    """
-    if card.kind == CardKind.CONTACTS_FOUND:
-        return browse_contacts(
-            household=card.household,
-            statuses=statuses_for(card.payload.get("status", "any")),
-            kind=card.payload.get("kind"),
-        )
-    if card.kind == CardKind.CONTACT_PICKER:
-        return contacts_with_ids(
-            household=card.household,
-            contact_ids=[pick["contact_id"] for pick in card.payload.get("picks", [])],
-        )
-    return Contact.objects.none()
-
-
-@dataclass(frozen=True)
-class CardRow:
-    """A contact as a card shows it, with the ranking the assistant gave it."""
-
-    contact: Contact
-    confidence: float | None = None
-    reason: str = ""
-    padded: bool = False
-
-    @property
-    def percent(self) -> int | None:
-        return None if self.confidence is None else round(self.confidence * 100)
-
-    @property
-    def letter(self) -> str:
-        """Return the index letter: the folded name's first letter, or "#"."""
-        first = self.contact.sort_name[:1].upper()
-        return first if first.isalpha() else "#"
-
-
-def read_card_rows(card: Card) -> list[CardRow]:
-    """Return the rows of a contact card in the order it shows them."""
-    if card.kind == CardKind.CONTACT_PICKER:
-        contacts = card_contacts(card).prefetch_related("channels").in_bulk()
-        return [
-            CardRow(
-                contact=contacts[pick["contact_id"]],
-                confidence=pick.get("confidence"),
-                reason=pick.get("reason", ""),
-                padded=pick.get("padded", False),
-            )
-            for pick in card.payload.get("picks", [])
-            if pick["contact_id"] in contacts
-        ]
-    fields = ("id", "display_name", "relation", "kind", "sort_name")
-    return [CardRow(contact=contact) for contact in card_contacts(card).only(*fields)]
-
-
-@dataclass(frozen=True)
-class LetterGroup:
-    """The rows under one letter of an alphabetical card's index."""
-
-    letter: str
-    rows: list[CardRow]
-
-    @property
-    def anchor(self) -> str:
-        return "letter-other" if self.letter == "#" else f"letter-{self.letter}"
-
-
-def group_by_letter(rows: Iterable[CardRow]) -> list[LetterGroup]:
-    """Return the rows under their index letters, letters in first-seen order."""
-    groups: dict[str, list[CardRow]] = {}
-    for row in rows:
-        groups.setdefault(row.letter, []).append(row)
-    return [LetterGroup(letter, letter_rows) for letter, letter_rows in groups.items()]
 
 
 class PickRefused(Exception):
@@ -214,9 +179,8 @@ def pick_contact(*, card: Card, contact_id: int) -> Card:
     The conditional UPDATE refuses a second pick even when two arrive at the
     same moment.
     """
-    contact = (
-        card_contacts(card).filter(pk=contact_id).first() if card.pick_to_chat else None
-    )
+    pick = get_card_type(card.kind).pick
+    contact = pick(card, contact_id) if pick and card.pick_to_chat else None
     if contact is None:
         raise PickRefused(card)
     now = timezone.now()

@@ -30,18 +30,14 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.profile})"
 
 
-class CardKind(models.TextChoices):
-    CONTACT_PICKER = "contact_picker"
-    CONTACTS_FOUND = "contacts_found"
-    PEOPLE_RESULTS = "people_results"
-
-
 class Card(models.Model):
     """A result the assistant shows as a page the person can pick from."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     household = models.ForeignKey("household.Household", on_delete=models.CASCADE)
-    kind = models.CharField(max_length=32, choices=CardKind.choices)
+    kind = models.CharField(
+        max_length=32, help_text="A kind declared in an app's cards.py."
+    )
     payload = models.JSONField(default=dict)
     pick_to_chat = models.BooleanField(default=True)
     created_by = models.ForeignKey(
@@ -63,11 +59,6 @@ class Card(models.Model):
     expires_at = models.DateTimeField()
 
     class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=models.Q(kind__in=CardKind.values), name="card_kind_known"
-            ),
-        ]
         indexes = [models.Index(fields=["household", "created_at"])]
 
     def __str__(self) -> str:

@@ -5,12 +5,14 @@ from typing import Any
 from drf_spectacular.extensions import (
     OpenApiAuthenticationExtension,
     OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
 )
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import PolymorphicProxySerializer
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
-    target_class = "yorik.authentication.BearerTokenAuthentication"
+    target_class = "household.authentication.BearerTokenAuthentication"
     name = "bearerAuth"
 
     def get_security_definition(self, auto_schema):
@@ -33,3 +35,17 @@ class StrictSerializerExtension(OpenApiSerializerExtension):
         )
         schema["additionalProperties"] = False
         return schema
+
+
+class TaggedUnionFieldExtension(OpenApiSerializerFieldExtension):
+    """Document a TaggedUnionField as a oneOf with its tag as discriminator."""
+
+    target_class = "yorik.serializers.TaggedUnionField"
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> Any:
+        proxy = PolymorphicProxySerializer(
+            component_name=self.target.component_name,
+            serializers=self.target.shapes,
+            resource_type_field_name=self.target.tag,
+        )
+        return auto_schema.resolve_serializer(proxy, direction).ref

@@ -4,6 +4,8 @@ from typing import Any
 
 from rest_framework import fields, serializers
 
+from yorik.serializers import TaggedUnionField
+
 
 def serializer_schema(serializer: serializers.Serializer) -> dict[str, Any]:
     """Return the JSON Schema (draft 2020-12 subset) of an object serializer."""
@@ -38,6 +40,10 @@ def field_schema(field: fields.Field) -> dict[str, Any]:
 
 
 def _type_schema(field: fields.Field) -> dict[str, Any]:
+    if isinstance(field, TaggedUnionField):
+        return {
+            "oneOf": [serializer_schema(shape()) for shape in field.shapes.values()]
+        }
     if isinstance(field, serializers.ListSerializer):
         return {"type": "array", "items": serializer_schema(field.child)}
     if isinstance(field, serializers.Serializer):

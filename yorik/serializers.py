@@ -22,6 +22,39 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
+class TaggedUnionField(serializers.Field):
+    """An output object of one of several shapes, told apart by its tag field.
+
+    Rows are written by the serializer their tag names, so each keeps exactly
+    its declared fields; the schemas document it as a oneOf.
+    """
+
+    def __init__(
+        self,
+        *,
+        component_name: str,
+        tag: str,
+        shapes: dict[str, type[serializers.Serializer]],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.component_name = component_name
+        self.tag = tag
+        self.shapes = shapes
+        self._writers = {name: shape() for name, shape in shapes.items()}
+
+    def to_representation(self, value: Any) -> Any:
+        return self._writers[value[self.tag]].to_representation(value)
+
+
+class CardSerializer(serializers.Serializer):
+    """The card a skill emitted: open its url to show it to the person."""
+
+    id = serializers.UUIDField()
+    kind = serializers.CharField()
+    url = serializers.URLField()
+
+
 def flatten_errors(detail: Any, path: str = "") -> list[tuple[str, str]]:
     """Return (path, message) pairs for DRF's nested error detail.
 

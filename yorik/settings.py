@@ -154,7 +154,7 @@ else:
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "yorik.authentication.BearerTokenAuthentication"
+        "household.authentication.BearerTokenAuthentication"
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -189,6 +189,8 @@ PAPERLESS_TIMEOUT = float(os.environ.get("PAPERLESS_TIMEOUT", "10"))
 VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))
+# Who a logged-in visitor of a card page is: the household app answers.
+YORIK_PAGE_VIEWER = "household.callers.caller_for_user"
 YORIK_VCARD_MAX_BYTES = int(
     os.environ.get("YORIK_VCARD_MAX_BYTES", str(20 * 1024 * 1024))
 )

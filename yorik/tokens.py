@@ -2,14 +2,21 @@
 
 import hashlib
 import secrets
+from typing import Protocol
 
 from django.db import transaction
 from django.utils import timezone
 
-from household.models import UserProfile
 from yorik.models import ApiToken
 
 TOKEN_PREFIX = "yk_"  # noqa: S105 - a marker that makes leaked tokens greppable
+
+
+class TokenOwner(Protocol):
+    """The person a token acts for: a household's user profile."""
+
+    pk: int
+    household_id: int
 
 
 def hash_token(plain: str) -> str:
@@ -22,12 +29,12 @@ def hash_token(plain: str) -> str:
 
 
 @transaction.atomic
-def issue_token(*, profile: UserProfile, name: str = "") -> tuple[ApiToken, str]:
+def issue_token(*, profile: TokenOwner, name: str = "") -> tuple[ApiToken, str]:
     """Create a token for the profile; return it with the plain text, shown once."""
     plain = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         household_id=profile.household_id,
-        profile=profile,
+        profile_id=profile.pk,
         key_hash=hash_token(plain),
         prefix=plain[: len(TOKEN_PREFIX) + 6],
         name=name,
@@ -35,8 +42,8 @@ def issue_token(*, profile: UserProfile, name: str = "") -> tuple[ApiToken, str]
     return token, plain
 
 
-def revoke_tokens(*, profile: UserProfile) -> int:
+def revoke_tokens(*, profile: TokenOwner) -> int:
     """Revoke every live token of the profile; return how many were revoked."""
-    return ApiToken.objects.filter(profile=profile, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+    return ApiToken.objects.filter(
+        profile_id=profile.pk, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())

@@ -17,14 +17,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from yorik.cards import (
     CardAlreadyPicked,
+    OpenedCard,
     PickRefused,
-    group_by_letter,
     open_card,
     pick_contact,
-    read_card_rows,
-    visible_card_leads,
 )
-from yorik.models import Card, CardKind
 
 # Pages load nothing but the app's own files; with no inline script allowed,
 # markup smuggled into a name could not run even if it escaped escaping.
@@ -75,42 +72,33 @@ class PickForm(forms.Form):
     contact_id = forms.IntegerField()
 
 
-def _open_card(request: HttpRequest, card_id: UUID, token: str) -> Card:
-    card = open_card(card_id=card_id, user=request.user, token=token)
-    if card is None:
+def _open_card(request: HttpRequest, card_id: UUID, token: str) -> OpenedCard:
+    opened = open_card(card_id=card_id, user=request.user, token=token)
+    if opened is None:
         # The same answer for a missing, expired, foreign or badly signed card.
         raise Http404("No such card.")
-    return card
+    return opened
 
 
 def _card_page(
     request: HttpRequest,
-    card: Card,
+    opened: OpenedCard,
     *,
     token: str,
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    rows = read_card_rows(card)
+    card = opened.card
     context = {
         "card": card,
         "household": card.household,
         "token": token,
         "error": error,
-        "rows": rows,
-        "picks": [row for row in rows if not row.padded],
-        "padding": [row for row in rows if row.padded],
-        # A ranked row explains itself with its reason; others show how to
-        # reach the contact.
-        "show_channel": not card.payload.get("ranked", False),
+        **opened.context(),
     }
-    if card.kind == CardKind.CONTACTS_FOUND:
-        context["groups"] = group_by_letter(rows)
-    if card.kind == CardKind.PEOPLE_RESULTS:
-        context["leads"] = visible_card_leads(card, user=request.user)
     return render_page(
         request,
-        f"cards/{card.kind}.html",
+        opened.card_type.template,
         context,
         language=card.household.language,
         status=status,
@@ -131,17 +119,18 @@ def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
 def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
     form = PickForm(request.POST)
     token = request.POST.get("t", "")
-    card = _open_card(request, card_id, token)
+    opened = _open_card(request, card_id, token)
+    card = opened.card
     if not form.is_valid():
         return _card_page(
-            request, card, token=token, error=PickRefused.message, status=400
+            request, opened, token=token, error=PickRefused.message, status=400
         )
     try:
         pick_contact(card=card, contact_id=form.cleaned_data["contact_id"])
     except PickRefused as refusal:
         return _card_page(
             request,
-            refusal.card,
+            opened,
             token=token,
             error=refusal.message,
             status=409 if isinstance(refusal, CardAlreadyPicked) else 400,

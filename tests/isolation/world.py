@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from compose.models import LetterTemplate
 from contacts.models import Contact, PaperlessCorrespondent, PaperlessDocument
+from household.callers import MemberCaller
 from household.models import (
     CalendarEvent,
     Conversation,
@@ -26,7 +27,6 @@ from household.models import (
 )
 from household.services import start_conversation
 from tests.builders import build_contact, build_household, build_lead, build_member
-from yorik.callers import Caller
 from yorik.cards import create_card, pick_contact
 from yorik.models import ApiToken, Card
 from yorik.registry import get_skill
@@ -114,7 +114,7 @@ def emit_card(membership: Membership, skill_name: str, inputs: dict[str, Any]) -
     found = get_skill(skill_name)
     validated = found.input_serializer(data=inputs)
     validated.is_valid(raise_exception=True)
-    answer = found.run(Caller(membership=membership), **validated.validated_data)
+    answer = found.run(MemberCaller(membership=membership), **validated.validated_data)
     return create_card(
         household=membership.household,
         kind=answer.card.kind,

@@ -7,8 +7,8 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from household.callers import MemberCaller
 from household.models import Membership, MembershipStatus
-from yorik.callers import Caller
 from yorik.models import ApiToken
 from yorik.tokens import hash_token
 
@@ -19,7 +19,7 @@ LAST_USED_PRECISION = timedelta(minutes=5)
 class BearerTokenAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"
 
-    def authenticate(self, request: Request) -> tuple[Caller, ApiToken] | None:
+    def authenticate(self, request: Request) -> tuple[MemberCaller, ApiToken] | None:
         header = authentication.get_authorization_header(request).split()
         if not header:
             return None
@@ -53,7 +53,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        return Caller(membership=membership), token
+        return MemberCaller(membership=membership), token
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword

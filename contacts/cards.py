@@ -1,0 +1,146 @@
+"""The address book's cards: contact_picker (ranked or not) and contacts_found."""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+
+from contacts.models import Contact
+from contacts.selectors import (
+    PickerRow,
+    browse_contacts,
+    contacts_with_ids,
+    statuses_for,
+)
+from yorik.callers import Caller
+from yorik.cards import CardType, card_type
+from yorik.models import Card
+
+CONTACT_PICKER = "contact_picker"
+CONTACTS_FOUND = "contacts_found"
+
+
+def picker_payload(query: str, contact_ids: Sequence[int]) -> dict[str, Any]:
+    """Return the payload of an unranked contact_picker card of these contacts."""
+    return {
+        "query": query,
+        "ranked": False,
+        "picks": [PickerRow(contact_id=pk).as_payload() for pk in contact_ids],
+    }
+
+
+def card_contacts(card: Card) -> QuerySet[Contact]:
+    """Return the contacts the card may show, read from its household now.
+
+    A contact deleted since the card was emitted is simply not there, and the
+    household filter keeps any other household's contact out.
+    """
+    if card.kind == CONTACTS_FOUND:
+        return browse_contacts(
+            household=card.household,
+            statuses=statuses_for(card.payload.get("status", "any")),
+            kind=card.payload.get("kind"),
+        )
+    return contacts_with_ids(
+        household=card.household,
+        contact_ids=[pick["contact_id"] for pick in card.payload.get("picks", [])],
+    )
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """A contact as a card shows it, with the ranking the assistant gave it."""
+
+    contact: Contact
+    confidence: float | None = None
+    reason: str = ""
+    padded: bool = False
+
+    @property
+    def percent(self) -> int | None:
+        return None if self.confidence is None else round(self.confidence * 100)
+
+    @property
+    def letter(self) -> str:
+        """Return the index letter: the folded name's first letter, or "#"."""
+        first = self.contact.sort_name[:1].upper()
+        return first if first.isalpha() else "#"
+
+
+def read_card_rows(card: Card) -> list[CardRow]:
+    """Return the rows of a contact card in the order it shows them."""
+    if card.kind == CONTACT_PICKER:
+        contacts = card_contacts(card).prefetch_related("channels").in_bulk()
+        return [
+            CardRow(
+                contact=contacts[pick["contact_id"]],
+                confidence=pick.get("confidence"),
+                reason=pick.get("reason", ""),
+                padded=pick.get("padded", False),
+            )
+            for pick in card.payload.get("picks", [])
+            if pick["contact_id"] in contacts
+        ]
+    fields = ("id", "display_name", "relation", "kind", "sort_name")
+    return [CardRow(contact=contact) for contact in card_contacts(card).only(*fields)]
+
+
+@dataclass(frozen=True)
+class LetterGroup:
+    """The rows under one letter of an alphabetical card's index."""
+
+    letter: str
+    rows: list[CardRow]
+
+    @property
+    def anchor(self) -> str:
+        return "letter-other" if self.letter == "#" else f"letter-{self.letter}"
+
+
+def group_by_letter(rows: Iterable[CardRow]) -> list[LetterGroup]:
+    """Return the rows under their index letters, letters in first-seen order."""
+    groups: dict[str, list[CardRow]] = {}
+    for row in rows:
+        groups.setdefault(row.letter, []).append(row)
+    return [LetterGroup(letter, letter_rows) for letter, letter_rows in groups.items()]
+
+
+def _rows_context(card: Card, viewer: Caller | None) -> dict[str, Any]:
+    rows = read_card_rows(card)
+    return {
+        "rows": rows,
+        "picks": [row for row in rows if not row.padded],
+        "padding": [row for row in rows if row.padded],
+        # A ranked row explains itself with its reason; others show how to
+        # reach the contact.
+        "show_channel": not card.payload.get("ranked", False),
+    }
+
+
+def _letters_context(card: Card, viewer: Caller | None) -> dict[str, Any]:
+    context = _rows_context(card, viewer)
+    context["groups"] = group_by_letter(context["rows"])
+    return context
+
+
+def _pick(card: Card, contact_id: int) -> Contact | None:
+    return card_contacts(card).filter(pk=contact_id).first()
+
+
+card_type(
+    CardType(
+        kind=CONTACT_PICKER,
+        template="cards/contact_picker.html",
+        context=_rows_context,
+        pick=_pick,
+    )
+)
+card_type(
+    CardType(
+        kind=CONTACTS_FOUND,
+        template="cards/contacts_found.html",
+        context=_letters_context,
+        pick=_pick,
+    )
+)

@@ -1,0 +1,51 @@
+"""People search's card: people_results, the members and leads a search found."""
+
+from typing import Any
+
+from household.callers import MemberCaller
+from household.selectors import active_membership
+from people_search.selectors import PeopleResults, people_with_ids
+from yorik.cards import CardType, card_type
+from yorik.models import Card
+
+PEOPLE_RESULTS = "people_results"
+
+
+def people_results_payload(query: str, found: PeopleResults) -> dict[str, Any]:
+    """Return what a people_results card stores: the query and the hits' ids."""
+    return {
+        "query": query,
+        "members": [
+            {"membership_id": hit["membership_id"], "match": hit["match"]}
+            for hit in found.members
+        ],
+        "leads": [
+            {"lead_id": hit["lead_id"], "match": hit["match"]} for hit in found.leads
+        ],
+    }
+
+
+def _context(card: Card, viewer: MemberCaller | None) -> dict[str, Any]:
+    """Show the hits as they are now; leads as far as the viewer may see them.
+
+    A logged-in member sees what their own lead access allows; a visitor
+    through the signed link, what the card's creator may see now.
+    """
+    if viewer is not None:
+        actor = viewer.membership
+    else:
+        actor = card.created_by and active_membership(card.created_by)
+    found = people_with_ids(
+        household=card.household,
+        actor=actor or None,
+        members=card.payload.get("members", []),
+        leads=card.payload.get("leads", []),
+    )
+    return {"members": found.members, "leads": found.leads}
+
+
+card_type(
+    CardType(
+        kind=PEOPLE_RESULTS, template="cards/people_results.html", context=_context
+    )
+)
