@@ -2,8 +2,6 @@
 
 from dataclasses import dataclass
 
-from rest_framework.exceptions import NotFound
-
 from compose.models import LetterTemplate
 from compose.recipients import (
     best_postal_address,
@@ -40,7 +38,7 @@ def check_recipient(
     """Return the contact's best postal address and the fields the template lacks.
 
     Reads the contact with its addresses in one SELECT and the template in
-    another; raise NotFound for a contact or template outside the household.
+    another; raise DoesNotExist for a contact or template outside the household.
     """
     try:
         contact = (
@@ -50,7 +48,7 @@ def check_recipient(
             .get()
         )
     except Contact.DoesNotExist:
-        raise NotFound(f"No contact with id {contact_id}.") from None
+        raise Contact.DoesNotExist(f"No contact with id {contact_id}.") from None
     try:
         required_fields = (
             LetterTemplate.objects.filter(household=household, template_id=template_id)
@@ -58,7 +56,9 @@ def check_recipient(
             .get()
         )
     except LetterTemplate.DoesNotExist:
-        raise NotFound(f"No letter template {template_id!r}.") from None
+        raise LetterTemplate.DoesNotExist(
+            f"No letter template {template_id!r}."
+        ) from None
     address = best_postal_address(contact["address_list"], required_fields)
     missing = [
         MissingField(

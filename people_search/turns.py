@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from rest_framework.exceptions import NotFound
 
 from household.models import Conversation, Membership
 from household.selectors import conversation_of, is_over_budget
@@ -88,7 +87,9 @@ def take_turn(
                 membership=membership, conversation_id=conversation_id
             )
         except Conversation.DoesNotExist:
-            raise NotFound(f"No conversation with id {conversation_id}.") from None
+            raise Conversation.DoesNotExist(
+                f"No conversation with id {conversation_id}."
+            ) from None
     first = conversation.turn_count == 0
     conversation.turn_count += 1
     over_budget = is_over_budget(membership=membership)
