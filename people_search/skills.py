@@ -291,7 +291,10 @@ card shows names, email · phone, role or lead status and marks similar names.
 Leads appear only as far as the caller's lead access allows.""",
     input_serializer=PeopleSearchInput,
     output_serializer=PeopleSearchOutput,
-    cost="2-3 indexed SELECTs (members, leads, similar names)",
+    cost=(
+        "2-3 indexed SELECTs (members, leads, similar names), and one count of "
+        "the household's name words every 5 minutes"
+    ),
     permissions=["admin", "member", "restricted"],
     side_effects="Emits a people_results card. No other writes.",
     tags=["people", "members", "leads", "lookup", "read"],
@@ -361,7 +364,10 @@ contacts come from the address book. For one specific person prefer find_person,
 for members and leads only people_search.""",
     input_serializer=SearchAnythingInput,
     output_serializer=SearchAnythingOutput,
-    cost="Up to 4 indexed SELECTs",
+    cost=(
+        "Up to 4 indexed SELECTs, and one count of the household's name words "
+        "every 5 minutes"
+    ),
     permissions=["admin", "member", "restricted"],
     side_effects="none — read only",
     tags=["people", "contacts", "search", "read"],

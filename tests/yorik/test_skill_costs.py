@@ -1,0 +1,131 @@
+"""Every skill costs the SELECTs its manifest's `cost` claims, and no more.
+
+The skills run as the registry runs them, after authentication, so only the
+skill's own statements are counted; the card a skill asks for is stored by
+the API layer and is not part of its cost.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from compose.models import LetterTemplate
+from household.callers import MemberCaller
+from household.models import Membership
+from tests.builders import build_contact, build_lead, build_member
+from yorik.registry import get_skill
+
+
+@pytest.fixture
+def caller(admin_membership):
+    membership = Membership.objects.select_related("household", "profile").get(
+        pk=admin_membership.pk
+    )
+    return MemberCaller(membership=membership)
+
+
+@pytest.fixture
+def book(household):
+    for index in range(5):
+        build_contact(
+            household,
+            f"Hans Müller {index}",
+            relation="Zahnarzt" if index == 0 else "Onkel",
+            channels=[
+                {"kind": "phone", "value": f"030 123456{index}"},
+                {"kind": "email", "value": f"hans{index}@example.org"},
+            ],
+            addresses=[{"kind": "home", "line1": "Hauptstr. 5", "city": "Berlin"}],
+        )
+        build_member(household, f"mueller{index}", last_name="Müller")
+        build_lead(household, "Dana", last_name=f"Müller{index}")
+    return household.contacts.order_by("pk")
+
+
+def selects(caller, name, inputs):
+    """Return how many SELECTs the skill ran for these inputs."""
+    found = get_skill(name)
+    validated = found.input_serializer(data=inputs)
+    validated.is_valid(raise_exception=True)
+    with CaptureQueriesContext(connection) as context:
+        found.run(caller, **validated.validated_data)
+    return sum(
+        query["sql"].lstrip().upper().startswith(("SELECT", "WITH"))
+        for query in context.captured_queries
+    )
+
+
+def cost(name):
+    """Return what the skill's manifest says it costs."""
+    return get_skill(name).manifest()["cost"]
+
+
+@pytest.mark.parametrize(
+    ("inputs", "expected"),
+    [
+        ({"query": "Müller", "source": "contacts"}, 1),
+        ({"query": "Müller", "source": "household"}, 1),
+        ({"query": "Müller", "source": "auto"}, 2),
+        ({"channel_kind": "phone", "channel_value": "030 1234560"}, 1),
+    ],
+)
+def test_find_person(caller, book, inputs, expected):
+    assert selects(caller, "find_person", inputs) == expected
+    assert cost("find_person") == (
+        "1 indexed SELECT per source: 1 for household or contacts, 2 for auto"
+    )
+
+
+def test_compose_check_recipient_reads_one_contact_and_one_template(
+    caller, book, household
+):
+    LetterTemplate.objects.create(
+        household=household,
+        template_id="brief-de",
+        title="Brief",
+        body="…",
+        recipient_fields=["line1", "city"],
+    )
+    inputs = {"contact_id": book[0].pk, "template_id": "brief-de"}
+
+    assert selects(caller, "compose_check_recipient", inputs) == 2
+    assert cost("compose_check_recipient") == "1 contact SELECT + 1 template SELECT"
+
+
+def test_list_contacts_for_picking(caller, book):
+    browse = selects(caller, "list_contacts_for_picking", {"defer_card": True})
+    render = selects(
+        caller,
+        "list_contacts_for_picking",
+        {"ranked_picks": [{"id": book[0].pk, "confidence": 0.9}]},
+    )
+
+    assert (browse, render) == (1, 2)
+    assert cost("list_contacts_for_picking").startswith("Browse: 1 indexed SELECT")
+    assert cost("list_contacts_for_picking").endswith("Render: 2 SELECTs")
+
+
+def test_find_known_provider(caller, book):
+    assert selects(caller, "find_known_provider", {"category": "dentist"}) <= 4
+    assert cost("find_known_provider").startswith("4 indexed SELECTs")
+
+
+@pytest.mark.parametrize("query", ["Müller", "Dana", "030 1234560", "Mueler"])
+def test_people_search(caller, book, query):
+    """Members, leads, similar names; the vocabulary is counted every 5 minutes."""
+    first = selects(caller, "people_search", {"query": query})
+    then = selects(caller, "people_search", {"query": query})
+
+    assert then <= 3
+    assert first <= then + 1
+    assert cost("people_search").startswith("2-3 indexed SELECTs")
+
+
+@pytest.mark.parametrize("query", ["Müller", "Dana Mueler"])
+def test_search_anything(caller, book, query):
+    first = selects(caller, "search_anything", {"query": query})
+    then = selects(caller, "search_anything", {"query": query})
+
+    assert then <= 4
+    assert first <= then + 1
+    assert cost("search_anything").startswith("Up to 4 indexed SELECTs")
