@@ -21,12 +21,14 @@ CONTACT_PICKER = "contact_picker"
 CONTACTS_FOUND = "contacts_found"
 
 
-def picker_payload(query: str, contact_ids: Sequence[int]) -> dict[str, Any]:
-    """Return the payload of an unranked contact_picker card of these contacts."""
+def picker_payload(
+    query: str, rows: Sequence[PickerRow], *, ranked: bool
+) -> dict[str, Any]:
+    """Return what a contact_picker card stores: the query and its rows' ids."""
     return {
         "query": query,
-        "ranked": False,
-        "picks": [PickerRow(contact_id=pk).as_payload() for pk in contact_ids],
+        "ranked": ranked,
+        "picks": [row.as_payload() for row in rows],
     }
 
 

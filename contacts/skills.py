@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from contacts.cards import CONTACT_PICKER, CONTACTS_FOUND
+from contacts.cards import CONTACT_PICKER, CONTACTS_FOUND, picker_payload
 from contacts.models import STATUS_FILTERS, ContactKind
 from contacts.provider_categories import (
     CATEGORIES,
@@ -19,9 +19,9 @@ from contacts.selectors import (
     statuses_for,
 )
 from household.callers import MemberCaller
-from people_search.skills import CardSerializer
 from yorik.registry import Answer, CardRequest, skill
 from yorik.serializers import (
+    CardSerializer,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
@@ -181,11 +181,7 @@ def list_contacts_for_picking(
     household = caller.household
     if ranked_picks is not None:
         picker = find_picker_rows(household=household, ranked_picks=ranked_picks)
-        payload = {
-            "query": query,
-            "ranked": True,
-            "picks": [row.as_payload() for row in picker.rows],
-        }
+        payload = picker_payload(query, picker.rows, ranked=True)
         return Answer(
             {
                 "rendered": picker.rendered,

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from contacts.cards import CONTACT_PICKER, picker_payload
 from contacts.models import STATUS_FILTERS, ChannelKind, ContactKind
-from contacts.selectors import statuses_for
+from contacts.selectors import PickerRow, statuses_for
 from household.callers import MemberCaller
 from household.models import LeadStatus, MembershipStatus, Role
 from people_search.selectors import find_person_rows, search_everything
@@ -211,7 +211,8 @@ def find_person(
     )
     card = None
     if len(found.contact_ids) > 1:
-        card = CardRequest(CONTACT_PICKER, picker_payload(query, found.contact_ids))
+        rows = [PickerRow(contact_id=pk) for pk in found.contact_ids]
+        card = CardRequest(CONTACT_PICKER, picker_payload(query, rows, ranked=False))
     return Answer(
         {"results": found.rows, "count": found.count, "ambiguous": found.count > 1},
         card,
