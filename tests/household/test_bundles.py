@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from contacts.models import Contact, ContactChannel
-from household.bundles import BundleError, export_household, import_household
+from yorik.bundles import BundleError, export_household, import_household
 from household.models import Household, Lead, UserProfile
 
 BUNDLE = {
