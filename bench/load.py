@@ -61,7 +61,6 @@ from contacts.models import (  # noqa: E402
     ContactChannel,
 )
 from contacts.provider_categories import CATEGORIES  # noqa: E402
-from household.bundles import import_household, read_bundle  # noqa: E402
 from household.models import (  # noqa: E402
     Household,
     Lead,
@@ -69,6 +68,7 @@ from household.models import (  # noqa: E402
     MembershipStatus,
     Role,
 )
+from yorik.bundles import import_household, read_bundle  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 DEMO_DIR = ROOT / "household" / "demo"

@@ -1,30 +1,21 @@
-"""Read and write a whole household as one JSON bundle (format `yorik.household/1`)."""
+"""The household's own sections of a bundle: household, people, leads, calendar events.
 
-import json
+yorik.bundles composes the file (format `yorik.household/1`) from one section
+module per app; each offers `fields`, `problems`, `import_rows` and `export_rows`
+for the top-level keys it owns (see yorik.bundles.Section). This one also owns the
+household row, its region (`region_of`, which drives phone parsing in every
+section) and the small building blocks the other sections share.
+"""
+
 from collections import Counter
-from pathlib import Path
+from collections.abc import Hashable, Iterable
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
-from django.db.models import Prefetch
 from django.utils import timezone
 from phonenumbers import SUPPORTED_REGIONS
 from rest_framework import serializers
 
-from compose.models import LetterTemplate, RecipientField
-from contacts.aggregates import contact_document
-from contacts.models import (
-    AddressKind,
-    ChannelKind,
-    Contact,
-    ContactKind,
-    ContactStatus,
-    PaperlessCorrespondent,
-    PaperlessDocument,
-    normalize_channel_value,
-)
-from contacts.services import create_contact
 from household.models import (
     CalendarEvent,
     Household,
@@ -38,33 +29,59 @@ from household.models import (
 )
 from household.services import create_lead, create_member
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from yorik.serializers import StrictSerializer, flatten_errors
+from yorik.serializers import StrictSerializer
 
-BUNDLE_FORMAT = "yorik.household/1"
-
-
-class BundleError(Exception):
-    """The bundle cannot be imported; `problems` lists each one with its JSON path."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+# Building blocks shared by every app's section.
 
 
-def read_bundle(path: Path) -> dict[str, Any]:
-    """Return the parsed JSON of a bundle file, or raise BundleError."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise BundleError([f"$: cannot read {path}: {error}"]) from error
-    except json.JSONDecodeError as error:
-        raise BundleError([f"$: not valid JSON: {error}"]) from error
-    if not isinstance(data, dict):
-        raise BundleError(["$: a bundle is a JSON object"])
-    return data
+def text(**kwargs: Any) -> serializers.CharField:
+    """Return a text field that may be blank or missing."""
+    return serializers.CharField(allow_blank=True, default="", **kwargs)
 
 
-# Serializers describe the bundle's shape; they validate and are never saved.
+def rows_of(value: Any) -> list[dict[str, Any]]:
+    """Return the objects of a raw JSON list; anything else has no rows."""
+    if not isinstance(value, list):
+        return []
+    return [row for row in value if isinstance(row, dict)]
+
+
+def duplicates(values: Iterable[Any]) -> set[Any]:
+    """Return the values listed more than once.
+
+    JSON lists and objects cannot be counted; the serializer reports them.
+    """
+    counts = Counter(value for value in values if isinstance(value, Hashable))
+    return {value for value, count in counts.items() if count > 1}
+
+
+def is_among(value: Any, values: set[Any]) -> bool:
+    """Return whether a raw JSON value is in `values`; lists and objects never are."""
+    return isinstance(value, Hashable) and value in values
+
+
+def timestamp(value: Any) -> str | None:
+    """Return a datetime as the bundle writes it: local time, UTC as `Z`."""
+    if value is None:
+        return None
+    value = timezone.localtime(value)
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def region_of(bundle: dict[str, Any]) -> str | None:
+    """Return the region phones are parsed in, or None while the household is bad.
+
+    The composed serializer passes it to every section as `context["region"]`.
+    """
+    household = bundle.get("household")
+    if not isinstance(household, dict):
+        return None
+    region = household.get("default_region", "DE")
+    # A bad region is reported by HouseholdPart; phones are then left unchecked.
+    return region if region in SUPPORTED_REGIONS else None
+
+
+# Serializers describe the sections' shape; they validate and are never saved.
 
 
 class PhoneField(serializers.CharField):
@@ -84,10 +101,6 @@ class PhoneField(serializers.CharField):
             return parse_phone(value, region).e164
         except InvalidPhoneNumber as error:
             raise serializers.ValidationError(str(error)) from error
-
-
-def text(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(allow_blank=True, default="", **kwargs)
 
 
 class HouseholdPart(StrictSerializer):
@@ -113,65 +126,6 @@ class PersonPart(StrictSerializer):
     deleted_at = serializers.DateTimeField(allow_null=True, default=None)
 
 
-class ChannelPart(StrictSerializer):
-    kind = serializers.ChoiceField(ChannelKind.choices)
-    value = serializers.CharField(max_length=254)
-    label = text(max_length=64)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        region = self.context.get("region")
-        if region:
-            try:
-                attrs["value"] = normalize_channel_value(
-                    attrs["kind"], attrs["value"], region
-                )
-            except ValueError as error:
-                raise serializers.ValidationError({"value": str(error)}) from error
-        return attrs
-
-
-class AddressPart(StrictSerializer):
-    kind = serializers.ChoiceField(AddressKind.choices, default=AddressKind.HOME)
-    line1 = text(max_length=200)
-    line2 = text(max_length=200)
-    postcode = text(max_length=20)
-    city = text(max_length=100)
-    country = text(max_length=100)
-
-
-class ContactPart(StrictSerializer):
-    ref = serializers.CharField(max_length=64, required=False)
-    display_name = serializers.CharField(max_length=300)
-    first_name = text(max_length=150)
-    last_name = text(max_length=150)
-    kind = serializers.ChoiceField(ContactKind.choices, default=ContactKind.PERSON)
-    relation = text(max_length=200)
-    status = serializers.ChoiceField(
-        ContactStatus.choices, default=ContactStatus.ACTIVE
-    )
-    aliases = serializers.ListField(
-        child=serializers.CharField(max_length=200), default=list
-    )
-    tags = serializers.ListField(
-        child=serializers.CharField(max_length=64), default=list
-    )
-    notes = text()
-    last_contacted_at = serializers.DateTimeField(allow_null=True, default=None)
-    channels = ChannelPart(many=True, default=list)
-    addresses = AddressPart(many=True, default=list)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        errors = {}
-        for kind, count in Counter(a["kind"] for a in attrs["addresses"]).items():
-            if count > 1:
-                errors["addresses"] = f"more than one {kind} address"
-        if len(set(attrs["aliases"])) != len(attrs["aliases"]):
-            errors["aliases"] = "an alias is listed twice"
-        if errors:
-            raise serializers.ValidationError(errors)
-        return attrs
-
-
 class LeadPart(StrictSerializer):
     first_name = text(max_length=150)
     last_name = text(max_length=150)
@@ -195,103 +149,32 @@ class EventPart(StrictSerializer):
         return attrs
 
 
-class CorrespondentPart(StrictSerializer):
-    id = serializers.IntegerField(min_value=1)
-    name = serializers.CharField(max_length=300)
+def fields() -> dict[str, serializers.Field]:
+    """Return new serializer fields for this section's keys."""
+    return {
+        "household": HouseholdPart(),
+        "people": PersonPart(many=True, default=list),
+        "leads": LeadPart(many=True, default=list),
+        "calendar_events": EventPart(many=True, default=list),
+    }
 
 
-class DocumentPart(StrictSerializer):
-    id = serializers.IntegerField(min_value=1)
-    title = serializers.CharField(max_length=500)
-    correspondent = serializers.IntegerField(allow_null=True, default=None)
-    created = serializers.DateField(allow_null=True, default=None)
-
-
-class PaperlessPart(StrictSerializer):
-    correspondents = CorrespondentPart(many=True, default=list)
-    documents = DocumentPart(many=True, default=list)
-
-
-class LetterTemplatePart(StrictSerializer):
-    template_id = serializers.SlugField(max_length=100)
-    title = serializers.CharField(max_length=200)
-    language = serializers.ChoiceField(Language.choices, default=Language.GERMAN)
-    body = serializers.CharField()
-    recipient_fields = serializers.ListField(
-        child=serializers.ChoiceField(RecipientField.choices), default=list
-    )
-
-    def validate_recipient_fields(self, value: list[str]) -> list[str]:
-        if not {"line1", "city"} <= set(value):
-            raise serializers.ValidationError("must include line1 and city")
-        return value
-
-
-class BundleSerializer(StrictSerializer):
-    format = serializers.ChoiceField([BUNDLE_FORMAT])
-    household = HouseholdPart()
-    people = PersonPart(many=True, default=list)
-    contacts = ContactPart(many=True, default=list)
-    leads = LeadPart(many=True, default=list)
-    calendar_events = EventPart(many=True, default=list)
-    paperless = PaperlessPart(default=dict)
-    letter_templates = LetterTemplatePart(many=True, default=list)
-
-
-def _region_of(bundle: dict[str, Any]) -> str | None:
+def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
+    """Return the problems that span rows: slug and login clashes, unknown people."""
+    found = []
     household = bundle.get("household")
-    if not isinstance(household, dict):
-        return None
-    region = household.get("default_region", "DE")
-    # A bad region is reported by HouseholdPart; phones are then left unchecked.
-    return region if region in SUPPORTED_REGIONS else None
-
-
-def validate_bundle(bundle: dict[str, Any], *, replace: bool) -> dict[str, Any]:
-    """Return the bundle's validated data, or raise BundleError with every problem."""
-    serializer = BundleSerializer(data=bundle, context={"region": _region_of(bundle)})
-    problems = []
-    if not serializer.is_valid():
-        problems = [
-            f"{path}: {message}" for path, message in flatten_errors(serializer.errors)
-        ]
-    # Cross-row checks read the raw input so they run even when a row is bad.
-    problems += _reference_problems(bundle, replace=replace)
-    if problems:
-        raise BundleError(problems)
-    return serializer.validated_data
-
-
-def _duplicates(values: list[Any]) -> set[Any]:
-    return {value for value, count in Counter(values).items() if count > 1}
-
-
-def _reference_problems(data: dict[str, Any], *, replace: bool) -> list[str]:
-    """Return problems that span rows: duplicates, dangling references, clashes."""
-
-    def rows(key: str) -> list[dict[str, Any]]:
-        value = data.get(key)
-        return (
-            [row for row in value if isinstance(row, dict)]
-            if isinstance(value, list)
-            else []
-        )
-
-    problems = []
-    household = data.get("household") if isinstance(data.get("household"), dict) else {}
-    slug = household.get("slug")
+    slug = household.get("slug") if isinstance(household, dict) else None
     existing = (
         Household.objects.filter(slug=slug).first() if isinstance(slug, str) else None
     )
     if existing and not replace:
-        problems.append(
+        found.append(
             f"household.slug: household {slug!r} exists already; "
             "pass --replace to overwrite it"
         )
 
-    people = rows("people")
-    usernames = [p.get("username") for p in people]
-    duplicate_names = _duplicates(usernames)
+    usernames = [person.get("username") for person in rows_of(bundle.get("people"))]
+    listed_twice = duplicates(usernames)
     logins_elsewhere = get_user_model().objects.filter(
         username__in=[u for u in usernames if isinstance(u, str)],
         profile__isnull=False,
@@ -300,89 +183,44 @@ def _reference_problems(data: dict[str, Any], *, replace: bool) -> list[str]:
         logins_elsewhere = logins_elsewhere.exclude(profile__household=existing)
     taken = set(logins_elsewhere.values_list("username", flat=True))
     for index, username in enumerate(usernames):
-        if username in duplicate_names:
-            problems.append(f"people[{index}].username: {username!r} is listed twice")
-        if username in taken:
-            problems.append(
+        if is_among(username, listed_twice):
+            found.append(f"people[{index}].username: {username!r} is listed twice")
+        if is_among(username, taken):
+            found.append(
                 f"people[{index}].username: login {username!r} belongs to another "
                 "household"
             )
-    known = set(usernames)
+    known = {username for username in usernames if isinstance(username, Hashable)}
 
-    refs = [c.get("ref") for c in rows("contacts") if c.get("ref") is not None]
-    for index, contact in enumerate(rows("contacts")):
-        if contact.get("ref") is not None and contact["ref"] in _duplicates(refs):
-            problems.append(
-                f"contacts[{index}].ref: {contact['ref']!r} is listed twice"
-            )
-
-    for index, lead in enumerate(rows("leads")):
+    for index, lead in enumerate(rows_of(bundle.get("leads"))):
         owner = lead.get("owner")
-        if owner and owner not in known:
-            problems.append(f"leads[{index}].owner: no person {owner!r} in people")
-    for index, event in enumerate(rows("calendar_events")):
-        attendees = (
-            event.get("attendees") if isinstance(event.get("attendees"), list) else []
-        )
-        for position, username in enumerate(attendees):
-            if username not in known:
-                problems.append(
+        if owner and not is_among(owner, known):
+            found.append(f"leads[{index}].owner: no person {owner!r} in people")
+    for index, event in enumerate(rows_of(bundle.get("calendar_events"))):
+        attendees = event.get("attendees")
+        for position, username in enumerate(
+            attendees if isinstance(attendees, list) else []
+        ):
+            if not is_among(username, known):
+                found.append(
                     f"calendar_events[{index}].attendees[{position}]: "
                     f"no person {username!r} in people"
                 )
-
-    paperless = data.get("paperless") if isinstance(data.get("paperless"), dict) else {}
-    correspondents = [
-        c for c in paperless.get("correspondents") or [] if isinstance(c, dict)
-    ]
-    correspondent_ids = [c.get("id") for c in correspondents]
-    for index, correspondent_id in enumerate(correspondent_ids):
-        if correspondent_id in _duplicates(correspondent_ids):
-            problems.append(
-                f"paperless.correspondents[{index}].id: "
-                f"{correspondent_id} is listed twice"
-            )
-    documents = [d for d in paperless.get("documents") or [] if isinstance(d, dict)]
-    document_ids = [d.get("id") for d in documents]
-    for index, document in enumerate(documents):
-        if document.get("id") in _duplicates(document_ids):
-            problems.append(
-                f"paperless.documents[{index}].id: {document['id']} is listed twice"
-            )
-        correspondent = document.get("correspondent")
-        if correspondent is not None and correspondent not in correspondent_ids:
-            problems.append(
-                f"paperless.documents[{index}].correspondent: "
-                f"no correspondent {correspondent}"
-            )
-
-    template_ids = [t.get("template_id") for t in rows("letter_templates")]
-    for index, template_id in enumerate(template_ids):
-        if template_id in _duplicates(template_ids):
-            problems.append(
-                f"letter_templates[{index}].template_id: "
-                f"{template_id!r} is listed twice"
-            )
-    return problems
+    return found
 
 
-@transaction.atomic
-def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Household:
-    """Create the household a bundle describes, all or nothing.
+def create_household(*, data: dict[str, Any]) -> Household:
+    """Create the validated household, replacing one of the same slug with its rows."""
+    Household.objects.filter(slug=data["slug"]).delete()
+    return Household.objects.create(**data)
 
-    Raise BundleError listing every problem, with its JSON path, and write nothing.
-    """
-    data = validate_bundle(bundle, replace=replace)
-    Household.objects.filter(slug=data["household"]["slug"]).delete()
-    household = Household.objects.create(**data["household"])
 
+def import_rows(*, household: Household, data: dict[str, Any]) -> None:
+    """Write the validated people, leads and calendar events of a bundle."""
     memberships = {
         person["username"]: create_member(household=household, **person)
         for person in data["people"]
     }
-
-    for contact in data["contacts"]:
-        create_contact(household=household, **contact)
 
     for lead in data["leads"]:
         owner = lead.pop("owner")
@@ -393,39 +231,9 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
         created = CalendarEvent.objects.create(household=household, **event)
         created.attendees.set([memberships[u].profile for u in attendees])
 
-    correspondents = {
-        row["id"]: PaperlessCorrespondent.objects.create(
-            household=household, paperless_id=row["id"], name=row["name"]
-        )
-        for row in data["paperless"].get("correspondents", [])
-    }
-    PaperlessDocument.objects.bulk_create(
-        PaperlessDocument(
-            household=household,
-            paperless_id=row["id"],
-            title=row["title"],
-            correspondent=correspondents.get(row["correspondent"]),
-            created=row["created"],
-        )
-        for row in data["paperless"].get("documents", [])
-    )
 
-    LetterTemplate.objects.bulk_create(
-        LetterTemplate(household=household, **template)
-        for template in data["letter_templates"]
-    )
-    return household
-
-
-def _timestamp(value: Any) -> str | None:
-    if value is None:
-        return None
-    value = timezone.localtime(value)
-    return value.isoformat().replace("+00:00", "Z")
-
-
-def export_household(*, household: Household) -> dict[str, Any]:
-    """Return the household as a bundle that import_household reads back unchanged."""
+def export_rows(*, household: Household) -> dict[str, Any]:
+    """Return the household, its people, leads and events as import_rows reads them."""
     people = []
     for membership in (
         Membership.objects.filter(household=household)
@@ -444,21 +252,8 @@ def export_household(*, household: Household) -> dict[str, Any]:
             "lead_access": membership.lead_access,
         }
         if profile.deleted_at:
-            person["deleted_at"] = _timestamp(profile.deleted_at)
+            person["deleted_at"] = timestamp(profile.deleted_at)
         people.append(person)
-
-    contacts = [
-        {
-            "ref": contact.ref,
-            **contact_document(contact),
-            "last_contacted_at": _timestamp(contact.last_contacted_at),
-        }
-        for contact in Contact.objects.filter(household=household)
-        .order_by("pk")
-        .prefetch_related(
-            _ordered("aliases"), _ordered("channels"), _ordered("addresses")
-        )
-    ]
 
     leads = [
         {
@@ -476,8 +271,8 @@ def export_household(*, household: Household) -> dict[str, Any]:
     events = [
         {
             "title": event.title,
-            "starts_at": _timestamp(event.starts_at),
-            "ends_at": _timestamp(event.ends_at),
+            "starts_at": timestamp(event.starts_at),
+            "ends_at": timestamp(event.ends_at),
             "location": event.location,
             "attendees": sorted(p.username for p in event.attendees.all()),
         }
@@ -487,7 +282,6 @@ def export_household(*, household: Household) -> dict[str, Any]:
     ]
 
     return {
-        "format": BUNDLE_FORMAT,
         "household": {
             "slug": household.slug,
             "name": household.name,
@@ -495,43 +289,6 @@ def export_household(*, household: Household) -> dict[str, Any]:
             "language": household.language,
         },
         "people": people,
-        "contacts": contacts,
         "leads": leads,
         "calendar_events": events,
-        "paperless": {
-            "correspondents": [
-                {"id": c.paperless_id, "name": c.name}
-                for c in PaperlessCorrespondent.objects.filter(
-                    household=household
-                ).order_by("paperless_id")
-            ],
-            "documents": [
-                {
-                    "id": d.paperless_id,
-                    "title": d.title,
-                    "correspondent": d.correspondent.paperless_id
-                    if d.correspondent
-                    else None,
-                    "created": d.created.isoformat() if d.created else None,
-                }
-                for d in PaperlessDocument.objects.filter(household=household)
-                .select_related("correspondent")
-                .order_by("paperless_id")
-            ],
-        },
-        "letter_templates": [
-            {
-                "template_id": t.template_id,
-                "title": t.title,
-                "language": t.language,
-                "body": t.body,
-                "recipient_fields": t.recipient_fields,
-            }
-            for t in household.letter_templates.order_by("pk")
-        ],
     }
-
-
-def _ordered(relation: str) -> Prefetch:
-    model = Contact._meta.get_field(relation).related_model
-    return Prefetch(relation, queryset=model.objects.order_by("pk"))

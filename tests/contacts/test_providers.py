@@ -18,9 +18,9 @@ from contacts.provider_categories import (
     resolve_category,
 )
 from contacts.providers import find_known_providers
-from household.bundles import import_household
 from household.models import CalendarEvent
 from tests.builders import build_contact, build_household, build_member
+from yorik.bundles import import_household
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 DEMO = Path(__file__).resolve().parents[2] / "household" / "demo" / "becker.json"

@@ -17,8 +17,8 @@ from contacts.services import update_contact
 from contacts.vcard_export import export_vcards
 from contacts.vcard_import import import_vcards
 from contacts.vcards import VCardTooLarge
-from household.bundles import import_household
 from tests.builders import build_contact, build_household
+from yorik.bundles import import_household
 
 SAMPLES = Path(__file__).parent / "vcards"
 DEMO_BUNDLE = Path(__file__).parents[2] / "household" / "demo" / "becker.json"

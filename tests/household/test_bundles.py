@@ -6,8 +6,13 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from contacts.models import Contact, ContactChannel
-from household.bundles import BundleError, export_household, import_household
 from household.models import Household, Lead, UserProfile
+from yorik.bundles import (
+    BundleError,
+    export_household,
+    import_household,
+    validate_bundle,
+)
 
 BUNDLE = {
     "format": "yorik.household/1",
@@ -252,3 +257,36 @@ def test_not_json_is_reported(tmp_path):
 
     with pytest.raises(CommandError):
         call_command("import_household", str(path))
+
+
+@pytest.mark.django_db
+def test_duplicates_in_a_large_address_book_are_reported_with_their_paths():
+    contacts = [{"ref": f"c{index}", "display_name": "X"} for index in range(20_000)]
+    contacts[5]["ref"] = contacts[19_999]["ref"] = "twice"
+    data = bundle(contacts=contacts, letter_templates=[])
+
+    with pytest.raises(BundleError) as error:
+        validate_bundle(data, replace=False)
+
+    assert error.value.problems == [
+        "contacts[5].ref: 'twice' is listed twice",
+        "contacts[19999].ref: 'twice' is listed twice",
+    ]
+
+
+@pytest.mark.django_db
+def test_lists_where_values_belong_are_reported_not_crashed_on():
+    data = bundle()
+    data["people"][1]["username"] = ["mia"]
+    data["contacts"][0]["ref"] = {"id": "c1"}
+    data["paperless"]["correspondents"][0]["id"] = [3]
+
+    with pytest.raises(BundleError) as error:
+        validate_bundle(data, replace=False)
+
+    assert error.value.problems == [
+        "people[1].username: This value does not match the required pattern.",
+        "contacts[0].ref: Not a valid string.",
+        "paperless.correspondents[0].id: A valid integer is required.",
+        "paperless.documents[0].correspondent: no correspondent 3",
+    ]

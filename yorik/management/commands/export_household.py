@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from household.bundles import export_household
 from household.models import Household
+from yorik.bundles import export_household
 
 
 class Command(BaseCommand):

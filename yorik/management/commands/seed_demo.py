@@ -1,16 +1,17 @@
 import secrets
 from pathlib import Path
 
+from django.apps import apps
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from household.bundles import BundleError, import_household, read_bundle
 from household.models import Household, Membership, Role
 from people_search.engine.models import NameWord
 from people_search.services import index_household
+from yorik.bundles import BundleError, import_household, read_bundle
 from yorik.tokens import issue_token
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_DIR = Path(apps.get_app_config("household").path) / "demo"
 
 
 class Command(BaseCommand):

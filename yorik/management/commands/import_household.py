@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from household.bundles import BundleError, import_household, read_bundle
+from yorik.bundles import BundleError, import_household, read_bundle
 
 
 class Command(BaseCommand):

@@ -1,0 +1,223 @@
+"""The address book's sections of a household bundle: contacts and the Paperless mirror.
+
+One of the sections yorik.bundles composes (see yorik.bundles.Section).
+"""
+
+from collections import Counter
+from collections.abc import Hashable
+from typing import Any
+
+from django.db.models import Prefetch
+from rest_framework import serializers
+
+from contacts.aggregates import contact_document
+from contacts.models import (
+    AddressKind,
+    ChannelKind,
+    Contact,
+    ContactKind,
+    ContactStatus,
+    PaperlessCorrespondent,
+    PaperlessDocument,
+    normalize_channel_value,
+)
+from contacts.services import create_contact
+from household.bundles import duplicates, is_among, rows_of, text, timestamp
+from household.models import Household
+from yorik.serializers import StrictSerializer
+
+
+class ChannelPart(StrictSerializer):
+    kind = serializers.ChoiceField(ChannelKind.choices)
+    value = serializers.CharField(max_length=254)
+    label = text(max_length=64)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # The household section's region (household.bundles.region_of).
+        region = self.context.get("region")
+        if region:
+            try:
+                attrs["value"] = normalize_channel_value(
+                    attrs["kind"], attrs["value"], region
+                )
+            except ValueError as error:
+                raise serializers.ValidationError({"value": str(error)}) from error
+        return attrs
+
+
+class AddressPart(StrictSerializer):
+    kind = serializers.ChoiceField(AddressKind.choices, default=AddressKind.HOME)
+    line1 = text(max_length=200)
+    line2 = text(max_length=200)
+    postcode = text(max_length=20)
+    city = text(max_length=100)
+    country = text(max_length=100)
+
+
+class ContactPart(StrictSerializer):
+    ref = serializers.CharField(max_length=64, required=False)
+    display_name = serializers.CharField(max_length=300)
+    first_name = text(max_length=150)
+    last_name = text(max_length=150)
+    kind = serializers.ChoiceField(ContactKind.choices, default=ContactKind.PERSON)
+    relation = text(max_length=200)
+    status = serializers.ChoiceField(
+        ContactStatus.choices, default=ContactStatus.ACTIVE
+    )
+    aliases = serializers.ListField(
+        child=serializers.CharField(max_length=200), default=list
+    )
+    tags = serializers.ListField(
+        child=serializers.CharField(max_length=64), default=list
+    )
+    notes = text()
+    last_contacted_at = serializers.DateTimeField(allow_null=True, default=None)
+    channels = ChannelPart(many=True, default=list)
+    addresses = AddressPart(many=True, default=list)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        errors = {}
+        for kind, count in Counter(a["kind"] for a in attrs["addresses"]).items():
+            if count > 1:
+                errors["addresses"] = f"more than one {kind} address"
+        if len(set(attrs["aliases"])) != len(attrs["aliases"]):
+            errors["aliases"] = "an alias is listed twice"
+        if errors:
+            raise serializers.ValidationError(errors)
+        return attrs
+
+
+class CorrespondentPart(StrictSerializer):
+    id = serializers.IntegerField(min_value=1)
+    name = serializers.CharField(max_length=300)
+
+
+class DocumentPart(StrictSerializer):
+    id = serializers.IntegerField(min_value=1)
+    title = serializers.CharField(max_length=500)
+    correspondent = serializers.IntegerField(allow_null=True, default=None)
+    created = serializers.DateField(allow_null=True, default=None)
+
+
+class PaperlessPart(StrictSerializer):
+    correspondents = CorrespondentPart(many=True, default=list)
+    documents = DocumentPart(many=True, default=list)
+
+
+def fields() -> dict[str, serializers.Field]:
+    """Return new serializer fields for this section's keys."""
+    return {
+        "contacts": ContactPart(many=True, default=list),
+        "paperless": PaperlessPart(default=dict),
+    }
+
+
+def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
+    """Return the problems that span rows: duplicate ids, unknown correspondents."""
+    found = []
+    refs = [contact.get("ref") for contact in rows_of(bundle.get("contacts"))]
+    refs_twice = duplicates(ref for ref in refs if ref is not None)
+    for index, ref in enumerate(refs):
+        if is_among(ref, refs_twice):
+            found.append(f"contacts[{index}].ref: {ref!r} is listed twice")
+
+    paperless = bundle.get("paperless")
+    if not isinstance(paperless, dict):
+        paperless = {}
+    correspondent_ids = [
+        correspondent.get("id")
+        for correspondent in rows_of(paperless.get("correspondents"))
+    ]
+    correspondents_twice = duplicates(correspondent_ids)
+    for index, correspondent_id in enumerate(correspondent_ids):
+        if is_among(correspondent_id, correspondents_twice):
+            found.append(
+                f"paperless.correspondents[{index}].id: "
+                f"{correspondent_id} is listed twice"
+            )
+    known_correspondents = {i for i in correspondent_ids if isinstance(i, Hashable)}
+    documents = rows_of(paperless.get("documents"))
+    documents_twice = duplicates(document.get("id") for document in documents)
+    for index, document in enumerate(documents):
+        document_id = document.get("id")
+        if is_among(document_id, documents_twice):
+            found.append(
+                f"paperless.documents[{index}].id: {document_id} is listed twice"
+            )
+        correspondent = document.get("correspondent")
+        if correspondent is not None and not is_among(
+            correspondent, known_correspondents
+        ):
+            found.append(
+                f"paperless.documents[{index}].correspondent: "
+                f"no correspondent {correspondent}"
+            )
+    return found
+
+
+def import_rows(*, household: Household, data: dict[str, Any]) -> None:
+    """Write the validated contacts and Paperless rows of a bundle."""
+    for contact in data["contacts"]:
+        create_contact(household=household, **contact)
+
+    correspondents = {
+        row["id"]: PaperlessCorrespondent.objects.create(
+            household=household, paperless_id=row["id"], name=row["name"]
+        )
+        for row in data["paperless"].get("correspondents", [])
+    }
+    PaperlessDocument.objects.bulk_create(
+        PaperlessDocument(
+            household=household,
+            paperless_id=row["id"],
+            title=row["title"],
+            correspondent=correspondents.get(row["correspondent"]),
+            created=row["created"],
+        )
+        for row in data["paperless"].get("documents", [])
+    )
+
+
+def export_rows(*, household: Household) -> dict[str, Any]:
+    """Return the contacts and Paperless rows as import_rows reads them."""
+    contacts = [
+        {
+            "ref": contact.ref,
+            **contact_document(contact),
+            "last_contacted_at": timestamp(contact.last_contacted_at),
+        }
+        for contact in Contact.objects.filter(household=household)
+        .order_by("pk")
+        .prefetch_related(
+            _ordered("aliases"), _ordered("channels"), _ordered("addresses")
+        )
+    ]
+    return {
+        "contacts": contacts,
+        "paperless": {
+            "correspondents": [
+                {"id": c.paperless_id, "name": c.name}
+                for c in PaperlessCorrespondent.objects.filter(
+                    household=household
+                ).order_by("paperless_id")
+            ],
+            "documents": [
+                {
+                    "id": d.paperless_id,
+                    "title": d.title,
+                    "correspondent": d.correspondent.paperless_id
+                    if d.correspondent
+                    else None,
+                    "created": d.created.isoformat() if d.created else None,
+                }
+                for d in PaperlessDocument.objects.filter(household=household)
+                .select_related("correspondent")
+                .order_by("paperless_id")
+            ],
+        },
+    }
+
+
+def _ordered(relation: str) -> Prefetch:
+    model = Contact._meta.get_field(relation).related_model
+    return Prefetch(relation, queryset=model.objects.order_by("pk"))
