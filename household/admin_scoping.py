@@ -223,9 +223,13 @@ class HouseholdScopedAdmin:
     def save_model(
         self, request: HttpRequest, obj: models.Model, form: forms.Form, change: bool
     ) -> None:
+        self.keep_in_household(request, obj)
+        super().save_model(request, obj, form, change)
+
+    def keep_in_household(self, request: HttpRequest, obj: models.Model) -> None:
+        """Give a household admin's row their household, whatever was posted."""
         if not request.user.is_superuser:
             obj.household = request_household(request)
-        super().save_model(request, obj, form, change)
 
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey, request: HttpRequest, **kwargs: Any

@@ -9,7 +9,6 @@ from django.db.models.functions import Upper
 from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from people_search.engine.text import fold_name, search_document
 
 
 def validate_region(value: str) -> None:
@@ -133,12 +132,6 @@ class UserProfile(PhoneNormalizingModel):
 
     def __str__(self) -> str:
         return self.full_name or self.username
-
-    def save(self, *args, **kwargs) -> None:
-        self.normalize_phone()
-        self.sort_name = fold_name(self.full_name or self.username)
-        self.search_text = search_document(self.first_name, self.last_name, self.email)
-        super().save(*args, **kwargs)
 
     @property
     def full_name(self) -> str:
@@ -282,12 +275,6 @@ class Lead(PhoneNormalizingModel):
 
     def __str__(self) -> str:
         return self.full_name or self.email or f"Lead {self.pk}"
-
-    def save(self, *args, **kwargs) -> None:
-        self.normalize_phone()
-        self.sort_name = fold_name(self.full_name or self.email)
-        self.search_text = search_document(self.first_name, self.last_name, self.email)
-        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()
