@@ -168,6 +168,25 @@ class Tier(models.TextChoices):
     RESTRICTED = "restricted"
 
 
+class MembershipQuerySet(models.QuerySet["Membership"]):
+    def live(self, *, household: Household | None = None) -> "MembershipQuerySet":
+        """Return the memberships that count: not removed, profile not deleted.
+
+        A membership counts only in its profile's own household. Given a
+        household, it is named on both sides so that the planner reads this
+        household's profiles, not every household's (bench/README.md).
+        """
+        if household is None:
+            in_own_household = models.Q(household=models.F("profile__household"))
+        else:
+            in_own_household = models.Q(
+                household=household, profile__household=household
+            )
+        return self.filter(in_own_household, profile__deleted_at__isnull=True).exclude(
+            status=MembershipStatus.REMOVED
+        )
+
+
 class Membership(models.Model):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, related_name="memberships"
@@ -187,6 +206,8 @@ class Membership(models.Model):
         help_text="Model tokens the assistant may spend for this person each month.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         constraints = [

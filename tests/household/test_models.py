@@ -1,6 +1,7 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
+from django.utils import timezone
 
 from household.models import Household, Membership, UserProfile
 from tests.builders import build_household, build_lead, build_member
@@ -80,6 +81,25 @@ def test_membership_cannot_join_a_profile_of_another_household(
 
     with pytest.raises(ValidationError, match="another household"):
         Membership(household=household, profile=profile).full_clean()
+
+
+def test_live_memberships_leave_out_removed_deleted_and_foreign_ones(
+    household, other_household
+):
+    counted = [
+        build_member(household, f"{status}-member", status=status)
+        for status in ("active", "pending", "paused", "cancelled")
+    ]
+    build_member(household, "rita", status="removed")
+    deleted = build_member(household, "dora")
+    UserProfile.objects.filter(pk=deleted.profile_id).update(deleted_at=timezone.now())
+    yossi = build_member(other_household, "yossi")
+    # A row clean() refuses: a Levi profile in the Becker household.
+    Membership.objects.create(household=household, profile=yossi.profile)
+
+    assert set(Membership.objects.live(household=household)) == set(counted)
+    assert set(Membership.objects.live()) == {*counted, yossi}
+    assert set(Membership.objects.live(household=other_household)) == {yossi}
 
 
 @pytest.mark.django_db
