@@ -17,8 +17,8 @@ def person_columns(
 ) -> PersonColumns:
     """Return the folded sort name and search text of a profile or a lead.
 
-    A person without a first or last name sorts by `fallback_name`: a
-    profile's username, a lead's email.
+    A person with neither a first nor a last name sorts by `fallback_name`:
+    a profile's username, a lead's email.
     """
     full_name = f"{first_name} {last_name}".strip()
     return PersonColumns(
