@@ -9,9 +9,11 @@ mirror, past calendar events and a letter template. People are 10 % members
 (some of them managed children) and 90 % leads.
 
 Rows are written with bulk_create in batches; the derived columns come from
-the app's own code: contacts go through contacts.services.refresh_search_columns
-and names are embedded by people_search.services, as every write in the app
-does. The data lives in the benchmark database (.yorik-bench), never in .yorik.
+the app's own code: profiles and leads get theirs from
+household.search_columns.person_columns, contacts go through
+contacts.services.refresh_search_columns and names are embedded by
+household.services, as every write in the app does. The data lives in the
+benchmark database (.yorik-bench), never in .yorik.
 """
 
 import argparse
@@ -65,6 +67,7 @@ from household.models import (
     Role,
     UserProfile,
 )
+from household.search_columns import person_columns
 from household.services import (
     create_member,
     index_lead_names,
@@ -72,7 +75,7 @@ from household.services import (
 )
 from people_search.engine.models import NameWord
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from people_search.engine.text import fold_name, search_document
+from people_search.engine.text import fold_name
 
 BATCH = 5000
 # From this many new rows on, the vector index is built once after loading.
@@ -535,20 +538,24 @@ def _generate_members(
             [Role.MEMBER, Role.CHILD, Role.EMPLOYEE, Role.VIEWER, Role.ADMIN],
             weights=[50, 15, 20, 12, 3],
         )[0]
+        username = f"{fold_name(person.first).replace(' ', '')}.{index}"
+        email = "" if role == Role.CHILD else faker.email(person)
         profile = UserProfile(
             household=household,
-            username=f"{fold_name(person.first).replace(' ', '')}.{index}",
+            username=username,
             first_name=person.first,
             last_name=person.last,
-            email="" if role == Role.CHILD else faker.email(person),
+            email=email,
             phone=faker.phone(person.israeli) if rng.random() < 0.7 else "",
+            **person_columns(
+                first_name=person.first,
+                last_name=person.last,
+                email=email,
+                fallback_name=username,
+            ),
         )
-        # What UserProfile.save() derives, from the same functions.
+        # What validation stores, which bulk_create skips.
         profile.normalize_phone()
-        profile.sort_name = fold_name(profile.full_name or profile.username)
-        profile.search_text = search_document(
-            profile.first_name, profile.last_name, profile.email
-        )
         profiles.append(profile)
         roles.append(role)
     memberships = []
@@ -581,22 +588,25 @@ def _generate_leads(
         leads = []
         for _ in range(min(BATCH, count - chunk_start)):
             person = faker.person()
+            email = faker.email(person) if rng.random() < 0.8 else ""
             lead = Lead(
                 household=household,
                 first_name=person.first,
                 last_name=person.last,
-                email=faker.email(person) if rng.random() < 0.8 else "",
+                email=email,
                 phone=faker.phone(person.israeli) if rng.random() < 0.8 else "",
                 status=rng.choice(LeadStatus.values),
                 archived=rng.random() < 0.1,
                 owner=rng.choice(owners) if rng.random() < 0.3 else None,
+                **person_columns(
+                    first_name=person.first,
+                    last_name=person.last,
+                    email=email,
+                    fallback_name=email,
+                ),
             )
-            # What Lead.save() derives, from the same functions.
+            # What validation stores, which bulk_create skips.
             lead.normalize_phone()
-            lead.sort_name = fold_name(lead.full_name or lead.email)
-            lead.search_text = search_document(
-                lead.first_name, lead.last_name, lead.email
-            )
             leads.append(lead)
         ids += [lead.pk for lead in Lead.objects.bulk_create(leads)]
     return ids
@@ -621,7 +631,7 @@ def _generate_contacts(household: Household, faker: Faker, *, count: int) -> Non
                         household=household,
                         contact=contact,
                         kind=channel["kind"],
-                        # What ContactChannel.save() stores.
+                        # What validation stores, which bulk_create skips.
                         value=normalize_channel_value(
                             channel["kind"], channel["value"], household.default_region
                         ),
@@ -699,8 +709,6 @@ def _contact_row(household: Household, faker: Faker) -> tuple[Contact, dict]:
         status=rng.choices(ContactStatus.values, weights=[90, 5, 2, 3])[0],
         tags=tags,
         last_contacted_at=faker.past() if rng.random() < 0.6 else None,
-        # What Contact.save() derives.
-        sort_name=fold_name(display_name),
     )
     return contact, children
 

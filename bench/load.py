@@ -105,11 +105,11 @@ def rename_people(bundle: dict[str, Any], *, prefix: str) -> None:
 
 def issue_household_tokens(*, household: Household) -> list[str]:
     """Return a fresh token for each active admin and member of the household."""
-    memberships = Membership.objects.filter(
-        household=household,
-        role__in=[Role.ADMIN, Role.MEMBER],
-        status=MembershipStatus.ACTIVE,
-    ).select_related("profile")
+    memberships = (
+        Membership.objects.live(household=household)
+        .filter(role__in=[Role.ADMIN, Role.MEMBER], status=MembershipStatus.ACTIVE)
+        .select_related("profile")
+    )
     tokens = []
     for membership in memberships:
         revoke_tokens(profile=membership.profile)
@@ -147,9 +147,7 @@ def collect_inputs(*, household: Household, rng: random.Random) -> dict[str, Any
         .values("id", "display_name", "first_name", "relation")
     )
     profiles = list(
-        Membership.objects.filter(household=household)
-        .exclude(status=MembershipStatus.REMOVED)
-        .values(
+        Membership.objects.live(household=household).values(
             first_name=F("profile__first_name"),
             last_name=F("profile__last_name"),
             phone=F("profile__phone"),

@@ -78,7 +78,6 @@ from household.models import (  # noqa: E402
     Household,
     Lead,
     Membership,
-    MembershipStatus,
     UserProfile,
 )
 from people_search.engine.phones import format_phone, phone_query_digits  # noqa: E402
@@ -229,12 +228,6 @@ def _live_contacts(household: Household) -> QuerySet[Contact]:
     )
 
 
-def _live_members(household: Household) -> QuerySet[Membership]:
-    return Membership.objects.filter(household=household).exclude(
-        status=MembershipStatus.REMOVED
-    )
-
-
 def _any_icontains(fields: Sequence[str], term: str) -> Q:
     return reduce(or_, (Q(**{f"{name}__icontains": term}) for name in fields))
 
@@ -252,7 +245,7 @@ PROFILE_FIELDS = ("profile__first_name", "profile__last_name", "profile__email")
 
 def naive_find_person(household: Household, inputs: Inputs) -> dict[str, Any]:
     contacts = _live_contacts(household)
-    members = _live_members(household).select_related("profile")
+    members = Membership.objects.live(household=household).select_related("profile")
     for term in inputs.get("query", "").split():
         contacts = contacts.filter(_any_icontains(CONTACT_FIELDS, term))
         members = members.filter(_any_icontains(PROFILE_FIELDS, term))
@@ -284,7 +277,7 @@ def naive_browse(household: Household, inputs: Inputs) -> list[dict]:
 def naive_people_search(household: Household, inputs: Inputs) -> dict[str, Any]:
     query = inputs["query"]
     digits = phone_query_digits(query, household.default_region)
-    members = _live_members(household).select_related("profile")
+    members = Membership.objects.live(household=household).select_related("profile")
     leads = Lead.objects.filter(household=household)
     if digits:
         members = members.filter(profile__phone__contains=digits)
@@ -321,7 +314,10 @@ def naive_similar_people(household: Household, inputs: Inputs) -> dict[str, Any]
 
     return {
         "members": NaiveMemberSerializer(
-            similar(_live_members(household).select_related("profile"), "profile__"),
+            similar(
+                Membership.objects.live(household=household).select_related("profile"),
+                "profile__",
+            ),
             many=True,
         ).data,
         "leads": NaiveLeadSerializer(

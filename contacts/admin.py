@@ -125,8 +125,9 @@ class ContactAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         change: bool,
     ) -> None:
         super().save_related(request, form, formsets, change)
-        # Names, aliases and channels changed outside contacts.services; the
-        # matching engine reads only the folded columns.
+        # The form and its inlines wrote names, aliases and channels; the
+        # sort name and the folded columns the matching engine reads come
+        # from the service every write of a contact ends in.
         refresh_search_columns(contact_ids=[form.instance.pk])
 
     def get_urls(self) -> list[URLPattern]:

@@ -10,7 +10,6 @@ from django.db import models
 
 from household.models import Household, trigram_index
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from people_search.engine.text import fold_name
 
 
 def new_contact_ref() -> str:
@@ -105,10 +104,6 @@ class Contact(models.Model):
     def __str__(self) -> str:
         return self.display_name
 
-    def save(self, *args, **kwargs) -> None:
-        self.sort_name = fold_name(self.display_name)
-        super().save(*args, **kwargs)
-
     def get_absolute_url(self) -> str:
         return f"/contacts/{self.pk}/"
 
@@ -190,10 +185,6 @@ class ContactChannel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()}: {self.value}"
-
-    def save(self, *args, **kwargs) -> None:
-        self.normalize_value()
-        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()

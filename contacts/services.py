@@ -8,17 +8,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
+from contacts.search_columns import contact_columns
 from contacts.selectors import contact_names
 from household.models import Household
 from people_search.engine.indexing import index_after_commit
 from people_search.engine.models import Subject
-from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from people_search.engine.text import search_document
 
 
 @transaction.atomic
 def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
-    """Recompute the folded search text and phone digits of the given contacts.
+    """Recompute the sort name, search text and phone digits of the given contacts.
 
     Every write of a contact, its aliases or its channels ends here, so the
     indexed columns the matching engine reads always describe the row.
@@ -30,23 +29,20 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
         .select_for_update(of=("self",))
     )
     for contact in contacts:
-        emails = [
-            c.value for c in contact.channels.all() if c.kind == ChannelKind.EMAIL
-        ]
-        contact.search_text = search_document(
-            contact.display_name,
-            contact.first_name,
-            contact.last_name,
-            contact.relation,
-            *(alias.name for alias in contact.aliases.all()),
-            *emails,
+        channels = contact.channels.all()
+        columns = contact_columns(
+            display_name=contact.display_name,
+            first_name=contact.first_name,
+            last_name=contact.last_name,
+            relation=contact.relation,
+            aliases=[alias.name for alias in contact.aliases.all()],
+            emails=[c.value for c in channels if c.kind == ChannelKind.EMAIL],
+            phones=[c.value for c in channels if c.kind == ChannelKind.PHONE],
+            region=contact.household.default_region,
         )
-        contact.phone_digits = " ".join(
-            _national_digits(channel.value, contact.household.default_region)
-            for channel in contact.channels.all()
-            if channel.kind == ChannelKind.PHONE
-        )
-    Contact.objects.bulk_update(contacts, ["search_text", "phone_digits"])
+        for name, value in columns.items():
+            setattr(contact, name, value)
+    Contact.objects.bulk_update(contacts, ["sort_name", "search_text", "phone_digits"])
     by_household = sorted(contacts, key=lambda contact: contact.household_id)
     for household_id, group in groupby(by_household, key=lambda c: c.household_id):
         index_after_commit(
@@ -55,13 +51,6 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
             ids=[contact.pk for contact in group],
             load_names=contact_names,
         )
-
-
-def _national_digits(e164: str, region: str) -> str:
-    try:
-        return parse_phone(e164, region).nsn
-    except InvalidPhoneNumber:
-        return ""
 
 
 @transaction.atomic

@@ -18,9 +18,10 @@ from household.models import (
     UserProfile,
 )
 from household.services import (
-    index_lead_names,
-    index_member_names,
     index_profile_names,
+    save_lead,
+    save_membership,
+    save_profile,
 )
 from yorik.models import ApiToken
 
@@ -143,11 +144,22 @@ class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         # Logins are shared by the whole site; only superusers link them.
         return [*readonly, "user"]
 
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: UserProfile,
+        form: forms.ModelForm,
+        change: bool,
+    ) -> None:
+        self.keep_in_household(request, obj)
+        save_profile(profile=obj)
+
     def save_related(
         self, request: HttpRequest, form: forms.ModelForm, formsets: Any, change: bool
     ) -> None:
         super().save_related(request, form, formsets, change)
-        # The name or the role (children are never embedded) may have changed.
+        # The inline membership is saved after the profile, and its role decides
+        # whether the name is embedded (children's never are).
         index_profile_names(
             household_id=form.instance.household_id, profile_id=form.instance.pk
         )
@@ -182,8 +194,8 @@ class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         form: forms.ModelForm,
         change: bool,
     ) -> None:
-        super().save_model(request, obj, form, change)
-        index_member_names(household_id=obj.household_id, membership_ids=[obj.pk])
+        self.keep_in_household(request, obj)
+        save_membership(membership=obj)
 
 
 @admin.register(Lead)
@@ -215,8 +227,8 @@ class LeadAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     def save_model(
         self, request: HttpRequest, obj: Lead, form: forms.ModelForm, change: bool
     ) -> None:
-        super().save_model(request, obj, form, change)
-        index_lead_names(household_id=obj.household_id, lead_ids=[obj.pk])
+        self.keep_in_household(request, obj)
+        save_lead(lead=obj)
 
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey, request: HttpRequest, **kwargs: Any

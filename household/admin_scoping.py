@@ -9,7 +9,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import models
-from django.db.models import F, UniqueConstraint
+from django.db.models import UniqueConstraint
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
@@ -25,14 +25,9 @@ def administered_household(
     if not (user.is_authenticated and user.is_active and user.is_staff):
         return None
     membership = (
-        Membership.objects.select_related("household")
-        .filter(
-            profile__user=user,
-            profile__deleted_at__isnull=True,
-            household=F("profile__household"),
-            role=Role.ADMIN,
-            status=MembershipStatus.ACTIVE,
-        )
+        Membership.objects.live()
+        .select_related("household")
+        .filter(profile__user=user, role=Role.ADMIN, status=MembershipStatus.ACTIVE)
         .first()
     )
     return membership.household if membership else None
@@ -223,9 +218,13 @@ class HouseholdScopedAdmin:
     def save_model(
         self, request: HttpRequest, obj: models.Model, form: forms.Form, change: bool
     ) -> None:
+        self.keep_in_household(request, obj)
+        super().save_model(request, obj, form, change)
+
+    def keep_in_household(self, request: HttpRequest, obj: models.Model) -> None:
+        """Give a household admin's row their household, whatever was posted."""
         if not request.user.is_superuser:
             obj.household = request_household(request)
-        super().save_model(request, obj, form, change)
 
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey, request: HttpRequest, **kwargs: Any

@@ -8,7 +8,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from household.callers import MemberCaller
-from household.models import Membership, MembershipStatus
+from household.models import Membership
 from yorik.models import ApiToken
 from yorik.tokens import hash_token
 
@@ -28,14 +28,12 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
                 "Send the token as 'Authorization: Bearer <token>'."
             )
         membership = (
-            Membership.objects.select_related("household", "profile")
+            Membership.objects.live()
+            .select_related("household", "profile")
             .filter(
                 profile__api_tokens__key_hash=hash_token(header[1].decode("latin-1")),
                 profile__api_tokens__revoked_at__isnull=True,
-                profile__deleted_at__isnull=True,
-                household_id=F("profile__household_id"),
             )
-            .exclude(status=MembershipStatus.REMOVED)
             .annotate(
                 token_id=F("profile__api_tokens__pk"),
                 token_last_used_at=F("profile__api_tokens__last_used_at"),

@@ -9,7 +9,6 @@ from django.db.models.functions import Upper
 from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from people_search.engine.text import fold_name, search_document
 
 
 def validate_region(value: str) -> None:
@@ -134,12 +133,6 @@ class UserProfile(PhoneNormalizingModel):
     def __str__(self) -> str:
         return self.full_name or self.username
 
-    def save(self, *args, **kwargs) -> None:
-        self.normalize_phone()
-        self.sort_name = fold_name(self.full_name or self.username)
-        self.search_text = search_document(self.first_name, self.last_name, self.email)
-        super().save(*args, **kwargs)
-
     @property
     def full_name(self) -> str:
         return f"{self.first_name} {self.last_name}".strip()
@@ -175,6 +168,25 @@ class Tier(models.TextChoices):
     RESTRICTED = "restricted"
 
 
+class MembershipQuerySet(models.QuerySet["Membership"]):
+    def live(self, *, household: Household | None = None) -> "MembershipQuerySet":
+        """Return the memberships that count: not removed, profile not deleted.
+
+        A membership counts only in its profile's own household. Given a
+        household, it is named on both sides so that the planner reads this
+        household's profiles, not every household's (bench/README.md).
+        """
+        if household is None:
+            in_own_household = models.Q(household=models.F("profile__household"))
+        else:
+            in_own_household = models.Q(
+                household=household, profile__household=household
+            )
+        return self.filter(in_own_household, profile__deleted_at__isnull=True).exclude(
+            status=MembershipStatus.REMOVED
+        )
+
+
 class Membership(models.Model):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, related_name="memberships"
@@ -194,6 +206,8 @@ class Membership(models.Model):
         help_text="Model tokens the assistant may spend for this person each month.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -282,12 +296,6 @@ class Lead(PhoneNormalizingModel):
 
     def __str__(self) -> str:
         return self.full_name or self.email or f"Lead {self.pk}"
-
-    def save(self, *args, **kwargs) -> None:
-        self.normalize_phone()
-        self.sort_name = fold_name(self.full_name or self.email)
-        self.search_text = search_document(self.first_name, self.last_name, self.email)
-        super().save(*args, **kwargs)
 
     def clean(self) -> None:
         super().clean()

@@ -2,7 +2,7 @@
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import F, QuerySet, Sum
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from household.models import (
@@ -11,7 +11,6 @@ from household.models import (
     Lead,
     LeadAccess,
     Membership,
-    MembershipStatus,
     ModelUsage,
     Role,
     UserProfile,
@@ -28,13 +27,11 @@ def profile_for_login(username: str) -> UserProfile | None:
 
 
 def active_membership(profile: UserProfile) -> Membership | None:
-    """Return the profile's membership of its household unless it was removed."""
-    if profile.deleted_at is not None:
-        return None
+    """Return the profile's live membership of its household, or None."""
     return (
-        Membership.objects.select_related("household")
-        .filter(profile=profile, household_id=profile.household_id)
-        .exclude(status=MembershipStatus.REMOVED)
+        Membership.objects.live()
+        .select_related("household")
+        .filter(profile=profile)
         .first()
     )
 
@@ -48,13 +45,9 @@ def membership_for_user(user: AbstractBaseUser | AnonymousUser) -> Membership | 
     if not user.is_authenticated:
         return None
     return (
-        Membership.objects.select_related("household", "profile")
-        .filter(
-            profile__user=user,
-            profile__deleted_at__isnull=True,
-            household_id=F("profile__household_id"),
-        )
-        .exclude(status=MembershipStatus.REMOVED)
+        Membership.objects.live()
+        .select_related("household", "profile")
+        .filter(profile__user=user)
         .first()
     )
 
@@ -87,9 +80,9 @@ def is_over_budget(*, membership: Membership) -> bool:
 def find_member(*, household: Household, membership_id: int) -> Membership | None:
     """Return a live membership of the household (not removed, profile not deleted)."""
     return (
-        Membership.objects.select_related("profile")
-        .filter(household=household, pk=membership_id, profile__deleted_at__isnull=True)
-        .exclude(status=MembershipStatus.REMOVED)
+        Membership.objects.live(household=household)
+        .select_related("profile")
+        .filter(pk=membership_id)
         .first()
     )
 

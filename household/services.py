@@ -16,6 +16,7 @@ from household.models import (
     Role,
     UserProfile,
 )
+from household.search_columns import PersonColumns, person_columns
 from household.selectors import (
     conversation_of,
     lead_names,
@@ -61,8 +62,7 @@ def create_member(
     profile = UserProfile(
         household=household, user=user, username=username, **profile_fields
     )
-    profile.full_clean(exclude=["user"])
-    profile.save()
+    _save_profile(profile)
     membership = Membership.objects.create(
         household=household,
         profile=profile,
@@ -74,13 +74,68 @@ def create_member(
     return membership
 
 
+def save_profile(*, profile: UserProfile) -> UserProfile:
+    """Validate a new or changed profile, save it and re-embed its name.
+
+    The phone is stored as E.164 and the search columns follow the names.
+    """
+    _save_profile(profile)
+    index_profile_names(household_id=profile.household_id, profile_id=profile.pk)
+    return profile
+
+
+def _save_profile(profile: UserProfile) -> None:
+    profile.full_clean(exclude=["user"])
+    _set_columns(
+        profile,
+        person_columns(
+            first_name=profile.first_name,
+            last_name=profile.last_name,
+            email=profile.email,
+            fallback_name=profile.username,
+        ),
+    )
+    profile.save()
+
+
+def save_membership(*, membership: Membership) -> Membership:
+    """Validate a new or changed membership, save it and re-embed its name."""
+    membership.full_clean()
+    membership.save()
+    index_member_names(
+        household_id=membership.household_id, membership_ids=[membership.pk]
+    )
+    return membership
+
+
 def create_lead(*, household: Household, **fields: Any) -> Lead:
     """Create a lead of the household and embed its name."""
-    lead = Lead(household=household, **fields)
+    return save_lead(lead=Lead(household=household, **fields))
+
+
+def save_lead(*, lead: Lead) -> Lead:
+    """Validate a new or changed lead, save it and re-embed its name.
+
+    The phone is stored as E.164 and the search columns follow the names.
+    """
     lead.full_clean()
+    _set_columns(
+        lead,
+        person_columns(
+            first_name=lead.first_name,
+            last_name=lead.last_name,
+            email=lead.email,
+            fallback_name=lead.email,
+        ),
+    )
     lead.save()
-    index_lead_names(household_id=household.pk, lead_ids=[lead.pk])
+    index_lead_names(household_id=lead.household_id, lead_ids=[lead.pk])
     return lead
+
+
+def _set_columns(row: UserProfile | Lead, columns: PersonColumns) -> None:
+    for name, value in columns.items():
+        setattr(row, name, value)
 
 
 def start_conversation(*, membership: Membership) -> Conversation:

@@ -10,7 +10,7 @@ from django.db.models import Case, Count, F, Q, QuerySet, When, Window
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
 from contacts.selectors import browse_contacts
-from household.models import Household, LeadAccess, Membership, MembershipStatus
+from household.models import Household, LeadAccess, Membership
 from household.selectors import visible_leads
 from people_search.engine.matching import Query, matches, name_rank, parse_query
 from people_search.engine.models import Subject
@@ -177,19 +177,6 @@ def find_person_rows(
     return PersonRows(rows=rows, count=count, contact_ids=contact_ids)
 
 
-def _live_memberships(household: Household) -> QuerySet[Membership]:
-    """Return the household's memberships but removed ones and deleted profiles.
-
-    The household is repeated on the profile so that the planner reads this
-    household's profiles, not every household's (bench/README.md).
-    """
-    return Membership.objects.filter(
-        household=household,
-        profile__household=household,
-        profile__deleted_at__isnull=True,
-    ).exclude(status=MembershipStatus.REMOVED)
-
-
 def find_household_people(
     *,
     household: Household,
@@ -201,7 +188,7 @@ def find_household_people(
 
     Removed memberships and deleted profiles are never found.
     """
-    memberships = _live_memberships(household)
+    memberships = Membership.objects.live(household=household)
     if role:
         memberships = memberships.filter(role=role)
     if query and not query.is_empty:
@@ -277,7 +264,7 @@ def search_people(
             similar[candidate.subject].add(candidate.subject_id)
 
     member_rows = _people_hits(
-        _live_memberships(household),
+        Membership.objects.live(household=household),
         parsed,
         similar_ids=similar[Subject.MEMBER],
         prefix="profile__",
@@ -311,7 +298,7 @@ def people_with_ids(
     """
     member_values = {
         value["pk"]: value
-        for value in _live_memberships(household)
+        for value in Membership.objects.live(household=household)
         .filter(pk__in=[hit["membership_id"] for hit in members])
         .values(*MEMBER_FIELDS)
     }

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from contacts.models import Contact
-from people_search.engine.text import fold_name
+from contacts.search_columns import contact_columns
 from tests.builders import build_contact, build_member
 from yorik.models import Card
 
@@ -185,7 +185,7 @@ RELATIONS = [
 
 
 def realistic_address_book(household, size):
-    """Bulk-create a varied address book; bulk_create skips save(), so fold here.
+    """Bulk-create a varied address book with the columns the services derive.
 
     Ids are fixed at four digits, as a household's thousand contacts would have,
     so the measured size does not drift with the test database's sequence.
@@ -201,15 +201,25 @@ def realistic_address_book(household, size):
             )
         else:
             name, kind = " ".join(next(people)), "person"
+        relation = RELATIONS[index % len(RELATIONS)]
         contacts.append(
             Contact(
                 pk=1000 + index,
                 household=household,
                 display_name=name,
                 kind=kind,
-                relation=RELATIONS[index % len(RELATIONS)],
+                relation=relation,
                 ref=f"c-{index}",
-                sort_name=fold_name(name),
+                **contact_columns(
+                    display_name=name,
+                    first_name="",
+                    last_name="",
+                    relation=relation,
+                    aliases=[],
+                    emails=[],
+                    phones=[],
+                    region=household.default_region,
+                ),
             )
         )
     Contact.objects.bulk_create(contacts)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from compose.models import LetterTemplate
 from contacts.models import Contact, ContactChannel
 from household.models import Membership, UserProfile
-from tests.builders import build_contact, build_member
+from tests.builders import build_contact, build_lead, build_member
 from yorik.tokens import issue_token
 
 PASSWORD = "correct-horse-battery"
@@ -391,3 +391,85 @@ def test_profile_added_in_admin_gets_its_name_embedded(
     assert NameWordUse.objects.filter(
         subject="member", subject_id=membership.pk, word__word="becker"
     ).exists()
+
+
+def people_found(api, query):
+    response = api.call("people_search", {"query": query})
+    assert response.status_code == 200, response.content
+    return [
+        (row["kind"], row["name"], row["match"]) for row in response.json()["items"]
+    ]
+
+
+def test_renaming_a_lead_in_admin_changes_what_people_search_finds(
+    anna, api, household, admin_membership
+):
+    lead = build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
+    data = {
+        "first_name": "Dana",
+        "last_name": "Müller",
+        "email": "",
+        "phone": "050-123-4567",
+        "status": "new",
+        "owner": admin_membership.pk,
+    }
+
+    response = anna.post(reverse("admin:household_lead_change", args=[lead.pk]), data)
+
+    assert response.status_code == 302
+    assert people_found(api, "Mueller") == [("lead", "Dana Müller", "name")]
+    assert people_found(api, "Levi") == []
+    assert people_found(api, "050 1234567") == [("lead", "Dana Müller", "phone")]
+
+
+def test_renaming_a_profile_in_admin_changes_what_people_search_finds(
+    anna, api, household
+):
+    ben = build_member(household, "ben", first_name="Ben", last_name="Becker")
+    data = {
+        "username": "ben",
+        "first_name": "Ben",
+        "last_name": "Strauß",
+        "email": "",
+        "phone": "",
+        "deleted_at_0": "",
+        "deleted_at_1": "",
+        "memberships-TOTAL_FORMS": "1",
+        "memberships-INITIAL_FORMS": "1",
+        "memberships-MIN_NUM_FORMS": "0",
+        "memberships-MAX_NUM_FORMS": "1",
+        "memberships-0-id": str(ben.pk),
+        "memberships-0-profile": str(ben.profile_id),
+        "memberships-0-role": "member",
+        "memberships-0-status": "active",
+        "memberships-0-lead_access": "none",
+    }
+
+    response = anna.post(
+        reverse("admin:household_userprofile_change", args=[ben.profile_id]), data
+    )
+
+    assert response.status_code == 302
+    assert people_found(api, "Strauss") == [("member", "Ben Strauß", "name")]
+    assert ("member", "Ben Becker", "name") not in people_found(api, "Becker")
+
+
+def test_renaming_a_contact_in_admin_changes_what_find_person_finds(
+    anna, api, household
+):
+    contact = build_contact(household, "Hans Becker", relation="Onkel")
+    data = contact_form("Hans Brenner", relation="Großonkel")
+
+    response = anna.post(
+        reverse("admin:contacts_contact_change", args=[contact.pk]), data
+    )
+
+    def found(query):
+        response = api.call("find_person", {"query": query, "source": "contacts"})
+        assert response.status_code == 200, response.content
+        return [row["display_name"] for row in response.json()["results"]]
+
+    assert response.status_code == 302
+    assert found("Brenner") == ["Hans Brenner"]
+    assert found("Grossonkel") == ["Hans Brenner"]
+    assert found("Becker") == []

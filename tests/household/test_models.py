@@ -1,15 +1,14 @@
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
+from django.utils import timezone
 
-from household.models import Household, Lead, Membership, UserProfile
-from tests.builders import build_household, build_member
+from household.models import Household, Membership, UserProfile
+from tests.builders import build_household, build_lead, build_member
 
 
 def test_profile_phone_is_stored_as_e164_with_its_national_digits(household):
-    profile = UserProfile.objects.create(
-        household=household, username="jonas", phone="0171 1234567"
-    )
+    profile = build_member(household, "jonas", phone="0171 1234567").profile
 
     profile.refresh_from_db()
     assert profile.phone == "+491711234567"
@@ -17,7 +16,7 @@ def test_profile_phone_is_stored_as_e164_with_its_national_digits(household):
 
 
 def test_lead_phone_is_read_in_the_household_region(other_household):
-    lead = Lead.objects.create(household=other_household, phone="050-123-4567")
+    lead = build_lead(other_household, "Dana", phone="050-123-4567")
 
     assert lead.phone == "+972501234567"
     assert lead.phone_nsn == "501234567"
@@ -34,13 +33,13 @@ def test_unparseable_phone_is_a_validation_error_not_a_blank(household):
 
 
 def test_search_text_is_folded_names_and_email(household):
-    profile = UserProfile.objects.create(
-        household=household,
-        username="joerg",
+    profile = build_member(
+        household,
+        "joerg",
         first_name="Jörg",
         last_name="Strauß",
         email="Joerg@Example.org",
-    )
+    ).profile
 
     assert profile.search_text == "jorg strauss jorg@example.org"
 
@@ -82,6 +81,25 @@ def test_membership_cannot_join_a_profile_of_another_household(
 
     with pytest.raises(ValidationError, match="another household"):
         Membership(household=household, profile=profile).full_clean()
+
+
+def test_live_memberships_leave_out_removed_deleted_and_foreign_ones(
+    household, other_household
+):
+    counted = [
+        build_member(household, f"{status}-member", status=status)
+        for status in ("active", "pending", "paused", "cancelled")
+    ]
+    build_member(household, "rita", status="removed")
+    deleted = build_member(household, "dora")
+    UserProfile.objects.filter(pk=deleted.profile_id).update(deleted_at=timezone.now())
+    yossi = build_member(other_household, "yossi")
+    # A row clean() refuses: a Levi profile in the Becker household.
+    Membership.objects.create(household=household, profile=yossi.profile)
+
+    assert set(Membership.objects.live(household=household)) == set(counted)
+    assert set(Membership.objects.live()) == {*counted, yossi}
+    assert set(Membership.objects.live(household=other_household)) == {yossi}
 
 
 @pytest.mark.django_db

@@ -1,0 +1,48 @@
+"""The columns the matching engine reads, derived from a contact and its rows."""
+
+from collections.abc import Sequence
+from typing import TypedDict
+
+from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.text import fold_name, search_document
+
+
+class ContactColumns(TypedDict):
+    """The derived columns of a contact."""
+
+    sort_name: str
+    search_text: str
+    phone_digits: str
+
+
+def contact_columns(
+    *,
+    display_name: str,
+    first_name: str,
+    last_name: str,
+    relation: str,
+    aliases: Sequence[str],
+    emails: Sequence[str],
+    phones: Sequence[str],
+    region: str,
+) -> ContactColumns:
+    """Return a contact's folded sort name, search text and phone digits.
+
+    `phones` are the E.164 values of its phone channels, read in the
+    household's `region`; `phone_digits` holds their national significant
+    digits, which a phone query looks for with or without its country code.
+    """
+    return ContactColumns(
+        sort_name=fold_name(display_name),
+        search_text=search_document(
+            display_name, first_name, last_name, relation, *aliases, *emails
+        ),
+        phone_digits=" ".join(_national_digits(phone, region) for phone in phones),
+    )
+
+
+def _national_digits(e164: str, region: str) -> str:
+    try:
+        return parse_phone(e164, region).nsn
+    except InvalidPhoneNumber:
+        return ""

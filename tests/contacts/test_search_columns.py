@@ -1,0 +1,51 @@
+"""The columns the matching engine reads for a contact."""
+
+from contacts.search_columns import contact_columns
+
+
+def columns(**fields):
+    defaults = {
+        "first_name": "",
+        "last_name": "",
+        "relation": "",
+        "aliases": [],
+        "emails": [],
+        "phones": [],
+        "region": "DE",
+    }
+    return contact_columns(**(defaults | fields))
+
+
+def test_names_relation_aliases_and_emails_are_folded_in_order():
+    result = columns(
+        display_name="Jürgen Müller",
+        first_name="Jürgen",
+        last_name="Müller",
+        relation="Großvater",
+        aliases=["Opa Jürgen", "Juergen"],
+        emails=["juergen.mueller@example.org"],
+    )
+
+    assert result["sort_name"] == "jurgen muller"
+    assert result["search_text"] == (
+        "jurgen muller jurgen muller grossvater opa jurgen jurgen "
+        "jurgen.muller@example.org"
+    )
+
+
+def test_phone_digits_are_the_national_significant_numbers():
+    german = columns(
+        display_name="Hans Becker", phones=["+49301234567", "+491711234567"]
+    )
+    israeli = columns(display_name="Yossi Levi", phones=["+972501234567"], region="IL")
+
+    assert german["phone_digits"] == "301234567 1711234567"
+    assert israeli["phone_digits"] == "501234567"
+
+
+def test_a_business_with_only_its_name_searches_by_that_name():
+    assert columns(display_name="Zahnärzte am Markt") == {
+        "sort_name": "zahnarzte am markt",
+        "search_text": "zahnarzte am markt",
+        "phone_digits": "",
+    }
