@@ -18,7 +18,7 @@ from typing import Any
 from django.db.models import Count, F, Func, Max, OuterRef, Q, Subquery, TextField
 from django.utils import timezone
 
-from compose.recipients import best_postal_address
+from contacts.addresses import best_postal_address
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import (
     ChannelKind,
