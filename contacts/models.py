@@ -259,6 +259,8 @@ class PaperlessCorrespondent(models.Model):
     household = models.ForeignKey(Household, on_delete=models.CASCADE)
     paperless_id = models.PositiveIntegerField()
     name = models.CharField(max_length=300)
+    # fold_name(name), set by every write; find_known_provider searches it.
+    folded_name = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -268,6 +270,7 @@ class PaperlessCorrespondent(models.Model):
                 name="paperless_correspondent_unique",
             ),
         ]
+        indexes = [trigram_index("folded_name", "correspondent_name_trgm")]
 
     def __str__(self) -> str:
         return self.name
@@ -285,6 +288,8 @@ class PaperlessDocument(models.Model):
         related_name="documents",
     )
     created = models.DateField(null=True, blank=True)
+    # fold_name(title), set by every write; find_known_provider searches it.
+    folded_title = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -294,6 +299,7 @@ class PaperlessDocument(models.Model):
                 name="paperless_document_unique",
             ),
         ]
+        indexes = [trigram_index("folded_title", "document_title_trgm")]
 
     def __str__(self) -> str:
         return self.title
