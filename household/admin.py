@@ -9,6 +9,7 @@ from django.db import models
 from django.http import HttpRequest
 
 from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.calendar import fold_event_titles
 from household.models import (
     CalendarEvent,
     Household,
@@ -234,3 +235,13 @@ class CalendarEventAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     date_hierarchy = "starts_at"
     filter_horizontal = ["attendees"]
     fields = ["household", "title", "starts_at", "ends_at", "location", "attendees"]
+
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: CalendarEvent,
+        form: forms.ModelForm,
+        change: bool,
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        fold_event_titles(event_ids=[obj.pk])
