@@ -270,7 +270,15 @@ class PaperlessCorrespondent(models.Model):
                 name="paperless_correspondent_unique",
             ),
         ]
-        indexes = [trigram_index("folded_name", "correspondent_name_trgm")]
+        indexes = [
+            trigram_index("folded_name", "correspondent_name_trgm"),
+            # Rows inserted without their fold; see contacts.providers.
+            models.Index(
+                fields=["household"],
+                condition=models.Q(folded_name=""),
+                name="correspondent_unfolded",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -299,7 +307,15 @@ class PaperlessDocument(models.Model):
                 name="paperless_document_unique",
             ),
         ]
-        indexes = [trigram_index("folded_title", "document_title_trgm")]
+        indexes = [
+            trigram_index("folded_title", "document_title_trgm"),
+            # Rows inserted without their fold; see contacts.providers.
+            models.Index(
+                fields=["household"],
+                condition=models.Q(folded_title=""),
+                name="document_unfolded",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title
