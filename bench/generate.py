@@ -714,25 +714,35 @@ def _contact_row(household: Household, faker: Faker) -> tuple[Contact, dict]:
 
 
 def _generate_paperless(household: Household, faker: Faker, *, documents: int) -> None:
+    names = [
+        faker.place(faker.rng.choice(DOCUMENT_SENDERS))
+        for _ in range(max(10, documents // 5))
+    ]
     correspondents = PaperlessCorrespondent.objects.bulk_create(
         PaperlessCorrespondent(
             household=household,
             paperless_id=index + 1,
-            name=faker.place(faker.rng.choice(DOCUMENT_SENDERS)),
+            name=name,
+            # What contacts.paperless.write_paperless_mirror derives.
+            folded_name=fold_name(name),
         )
-        for index in range(max(10, documents // 5))
+        for index, name in enumerate(names)
     )
     for chunk_start in range(0, documents, BATCH):
-        PaperlessDocument.objects.bulk_create(
-            PaperlessDocument(
-                household=household,
-                paperless_id=index + 1,
-                title=faker.place(faker.rng.choice(DOCUMENT_TITLES)),
-                correspondent=faker.rng.choice(correspondents),
-                created=faker.past().date(),
+        chunk = []
+        for index in range(chunk_start, min(documents, chunk_start + BATCH)):
+            title = faker.place(faker.rng.choice(DOCUMENT_TITLES))
+            chunk.append(
+                PaperlessDocument(
+                    household=household,
+                    paperless_id=index + 1,
+                    title=title,
+                    folded_title=fold_name(title),
+                    correspondent=faker.rng.choice(correspondents),
+                    created=faker.past().date(),
+                )
             )
-            for index in range(chunk_start, min(documents, chunk_start + BATCH))
-        )
+        PaperlessDocument.objects.bulk_create(chunk)
 
 
 def _generate_events(household: Household, faker: Faker, *, count: int) -> None:
@@ -744,6 +754,8 @@ def _generate_events(household: Household, faker: Faker, *, count: int) -> None:
             CalendarEvent(
                 household=household,
                 title=title,
+                # What household.calendar.create_calendar_event derives.
+                folded_title=fold_name(title),
                 starts_at=starts_at,
                 ends_at=starts_at + timedelta(hours=1),
                 location=faker.place(location) if location else "",

@@ -492,7 +492,14 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
                 for category in ["dentist", "garage", "hairdresser", "doctor"]
             ],
             naive_known_provider,
-            frozenset({"contact_search_trgm"}),
+            frozenset(
+                {
+                    "contact_search_trgm",
+                    "document_title_trgm",
+                    "correspondent_name_trgm",
+                    "event_title_trgm",
+                }
+            ),
         ),
         Question(
             "compose_check_recipient",

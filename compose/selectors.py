@@ -3,11 +3,8 @@
 from dataclasses import dataclass
 
 from compose.models import LetterTemplate
-from compose.recipients import (
-    best_postal_address,
-    missing_fields,
-    recipient_field_label,
-)
+from compose.recipients import recipient_field_label
+from contacts.addresses import best_postal_address, missing_fields
 from contacts.aggregates import ADDRESS_FIELDS, addresses_array
 from contacts.models import Contact
 from household.models import Household

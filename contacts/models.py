@@ -250,6 +250,8 @@ class PaperlessCorrespondent(models.Model):
     household = models.ForeignKey(Household, on_delete=models.CASCADE)
     paperless_id = models.PositiveIntegerField()
     name = models.CharField(max_length=300)
+    # fold_name(name), set by every write; find_known_provider searches it.
+    folded_name = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -257,6 +259,15 @@ class PaperlessCorrespondent(models.Model):
             models.UniqueConstraint(
                 fields=["household", "paperless_id"],
                 name="paperless_correspondent_unique",
+            ),
+        ]
+        indexes = [
+            trigram_index("folded_name", "correspondent_name_trgm"),
+            # Rows inserted without their fold; see contacts.providers.
+            models.Index(
+                fields=["household"],
+                condition=models.Q(folded_name=""),
+                name="correspondent_unfolded",
             ),
         ]
 
@@ -276,6 +287,8 @@ class PaperlessDocument(models.Model):
         related_name="documents",
     )
     created = models.DateField(null=True, blank=True)
+    # fold_name(title), set by every write; find_known_provider searches it.
+    folded_title = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["-created"]
@@ -283,6 +296,15 @@ class PaperlessDocument(models.Model):
             models.UniqueConstraint(
                 fields=["household", "paperless_id"],
                 name="paperless_document_unique",
+            ),
+        ]
+        indexes = [
+            trigram_index("folded_title", "document_title_trgm"),
+            # Rows inserted without their fold; see contacts.providers.
+            models.Index(
+                fields=["household"],
+                condition=models.Q(folded_title=""),
+                name="document_unfolded",
             ),
         ]
 

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
 from household.models import Household
+from people_search.engine.text import fold_name
 
 API_VERSION = 9
 PAGE_SIZE = 100
@@ -179,22 +180,36 @@ def sync_paperless(*, household: Household, client: PaperlessClient) -> SyncRepo
     """
     correspondents = client.correspondents()
     documents = client.documents()
-    return _write_mirror(household, correspondents, documents)
+    return write_paperless_mirror(
+        household=household, correspondents=correspondents, documents=documents
+    )
 
 
 @transaction.atomic
-def _write_mirror(
+def write_paperless_mirror(
+    *,
     household: Household,
     correspondents: list[Correspondent],
     documents: list[Document],
 ) -> SyncReport:
+    """Make the household's mirror hold exactly these correspondents and documents.
+
+    Rows are matched by Paperless id and keep their names and titles folded
+    for find_known_provider; a document's correspondent_id is a Paperless id.
+    """
     name_length = PaperlessCorrespondent._meta.get_field("name").max_length
     title_length = PaperlessDocument._meta.get_field("title").max_length
     # Keyed by Paperless id: a row that moved between pages arrives only once.
     correspondent_counts, gone_correspondents = _upsert(
         PaperlessCorrespondent,
         household,
-        {c.paperless_id: {"name": c.name[:name_length]} for c in correspondents},
+        {
+            c.paperless_id: {
+                "name": c.name[:name_length],
+                "folded_name": fold_name(c.name[:name_length]),
+            }
+            for c in correspondents
+        },
     )
     local_ids = dict(
         PaperlessCorrespondent.objects.filter(
@@ -208,6 +223,7 @@ def _write_mirror(
         {
             d.paperless_id: {
                 "title": d.title[:title_length],
+                "folded_title": fold_name(d.title[:title_length]),
                 # A document may name a correspondent the token cannot see.
                 "correspondent_id": local_ids.get(d.correspondent_id),
                 "created": d.created,

@@ -1,9 +1,11 @@
 """Find the providers a household already uses, before anyone searches nearby.
 
 Three sources, in order of trust: the address book, the Paperless-ngx mirror
-and past calendar events. SQL narrows each source with the category's stems;
-provider_categories decides word by word which rows really reveal it. The same
-provider found in several places becomes one candidate.
+and past calendar events. SQL narrows each source with the category's stems,
+matched against columns folded when the row was written (nothing is folded in
+SQL, so trigram indexes serve the match); provider_categories decides word by
+word which rows really reveal it. The same provider found in several places
+becomes one candidate.
 """
 
 import re
@@ -15,10 +17,10 @@ from functools import reduce
 from operator import or_
 from typing import Any
 
-from django.db.models import Count, F, Func, Max, OuterRef, Q, Subquery, TextField
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 
-from compose.recipients import best_postal_address
+from contacts.addresses import best_postal_address
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import (
     ChannelKind,
@@ -72,15 +74,6 @@ _GENERIC_NAME_WORDS = frozenset(
     }
 )
 _STREET_ABBREVIATION = re.compile(r"str\.")
-
-
-class Folded(Func):
-    """Fold text in SQL like fold_name: lower case, unaccented, "ae" as "a"."""
-
-    template = (
-        r"regexp_replace(lower(unaccent(%(expressions)s)), '([aou])e', '\1', 'g')"
-    )
-    output_field = TextField()
 
 
 @dataclass
@@ -152,6 +145,16 @@ def find_known_providers(
 
 def _any_contains(field_name: str, stems: Iterable[str]) -> Q:
     return reduce(or_, (Q(**{f"{field_name}__contains": stem}) for stem in stems))
+
+
+def _folded_contains(field_name: str, stems: Iterable[str]) -> Q:
+    """Match rows whose folded column contains a stem, or was never filled.
+
+    Every write path fills the column; a row inserted through the ORM alone
+    has it empty and is decided in Python like the others, so it is found
+    more slowly, never lost. A partial index keeps such rows cheap to fetch.
+    """
+    return _any_contains(field_name, stems) | Q(**{field_name: ""})
 
 
 def _contact_candidates(
@@ -234,8 +237,7 @@ def _paperless_candidates(
         PaperlessDocument.objects.filter(
             household=household, correspondent__isnull=False
         )
-        .annotate(folded_title=Folded("title"))
-        .filter(_any_contains("folded_title", category.search_stems))
+        .filter(_folded_contains("folded_title", category.search_stems))
         .values("correspondent_id", "title", "created")
     ):
         if category.is_revealed_by(document["title"]):
@@ -248,9 +250,8 @@ def _paperless_candidates(
     )
     correspondents = (
         PaperlessCorrespondent.objects.filter(household=household)
-        .annotate(folded_name=Folded("name"))
         .filter(
-            _any_contains("folded_name", category.search_stems)
+            _folded_contains("folded_name", category.search_stems)
             | Q(pk__in=list(documents_by_correspondent))
         )
         .annotate(
@@ -301,8 +302,7 @@ def _calendar_candidates(
     for event in (
         CalendarEvent.objects.filter(household=household, starts_at__lt=now)
         .exclude(location="")
-        .annotate(folded_title=Folded("title"))
-        .filter(_any_contains("folded_title", category.search_stems))
+        .filter(_folded_contains("folded_title", category.search_stems))
         .order_by("-starts_at", "-pk")
         .values("title", "starts_at", "location")
     ):

@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.calendar import fold_event_titles
 from household.models import (
     CalendarEvent,
     Household,
@@ -248,6 +249,16 @@ class CalendarEventAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     date_hierarchy = "starts_at"
     filter_horizontal = ["attendees"]
     fields = ["household", "title", "starts_at", "ends_at", "location", "attendees"]
+
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: CalendarEvent,
+        form: forms.ModelForm,
+        change: bool,
+    ) -> None:
+        super().save_model(request, obj, form, change)
+        fold_event_titles(event_ids=[obj.pk])
 
 
 @admin.register(ApiToken)

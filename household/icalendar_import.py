@@ -20,6 +20,7 @@ from django.utils import timezone
 from icalendar import Calendar, Component
 
 from household.models import CalendarEvent, Household
+from people_search.engine.text import fold_name
 
 # Recurring events are expanded from here on; nothing a household keeps is older.
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -180,6 +181,7 @@ def _write_events(
     for event in events:
         row = stored.get(event.source_uid)
         values = {name: getattr(event, name) for name in fields}
+        values["folded_title"] = fold_name(event.title)
         if row is None:
             new.append(
                 CalendarEvent(
@@ -191,5 +193,5 @@ def _write_events(
                 setattr(row, name, value)
             changed.append(row)
     CalendarEvent.objects.bulk_create(new)
-    CalendarEvent.objects.bulk_update(changed, fields)
+    CalendarEvent.objects.bulk_update(changed, [*fields, "folded_title"])
     return len(new), len(changed), len(stored) - len(changed)

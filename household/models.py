@@ -323,6 +323,8 @@ class CalendarEvent(models.Model):
     attendees = models.ManyToManyField(
         UserProfile, blank=True, related_name="calendar_events"
     )
+    # fold_name(title), set by every write; find_known_provider searches it.
+    folded_title = models.TextField(blank=True, editable=False)
 
     class Meta:
         ordering = ["-starts_at"]
@@ -338,7 +340,16 @@ class CalendarEvent(models.Model):
                 name="event_source_uid_unique",
             ),
         ]
-        indexes = [models.Index(fields=["household", "starts_at"])]
+        indexes = [
+            models.Index(fields=["household", "starts_at"]),
+            trigram_index("folded_title", "event_title_trgm"),
+            # Rows inserted without their fold; see contacts.providers.
+            models.Index(
+                fields=["household"],
+                condition=models.Q(folded_title=""),
+                name="event_unfolded",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title

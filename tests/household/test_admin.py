@@ -1,5 +1,6 @@
 """Django admin for household admins: every page shows only their household."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -9,7 +10,10 @@ from django.urls import reverse
 
 from compose.models import LetterTemplate
 from contacts.models import Contact, ContactChannel
-from household.models import Membership, UserProfile
+from contacts.provider_categories import get_category
+from contacts.providers import find_known_providers
+from household.calendar import create_calendar_event
+from household.models import CalendarEvent, Membership, UserProfile
 from tests.builders import build_contact, build_lead, build_member
 from yorik.tokens import issue_token
 
@@ -391,6 +395,48 @@ def test_profile_added_in_admin_gets_its_name_embedded(
     assert NameWordUse.objects.filter(
         subject="member", subject_id=membership.pk, word__word="becker"
     ).exists()
+
+
+def event_form(title: str) -> dict[str, str]:
+    """Return the POST data of the calendar event form, a past event with a place."""
+    return {
+        "title": title,
+        "starts_at_0": "2025-05-02",
+        "starts_at_1": "09:00:00",
+        "ends_at_0": "",
+        "ends_at_1": "",
+        "location": "Praxis Dr. Öz, Hauptstr. 1, Berlin",
+    }
+
+
+def test_an_event_added_in_admin_is_found_by_its_folded_title(anna, household):
+    response = anna.post(
+        reverse("admin:household_calendarevent_add"), event_form("ZAHNÄRZTIN Dr. Öz")
+    )
+
+    assert response.status_code == 302
+    event = CalendarEvent.objects.get()
+    assert (event.household, event.folded_title) == (household, "zahnarztin dr. oz")
+    found = find_known_providers(household=household, category=get_category("dentist"))
+    assert [candidate.name for candidate in found.candidates] == ["Praxis Dr. Öz"]
+
+
+def test_renaming_an_event_in_admin_refolds_its_title(anna, household):
+    event = create_calendar_event(
+        household=household,
+        title="Zahnarzt",
+        starts_at=datetime(2025, 5, 2, 7, tzinfo=UTC),
+        location="Praxis Dr. Öz, Hauptstr. 1, Berlin",
+    )
+
+    response = anna.post(
+        reverse("admin:household_calendarevent_change", args=[event.pk]),
+        event_form("FRISÖR Öz"),
+    )
+
+    assert response.status_code == 302
+    event.refresh_from_db()
+    assert (event.title, event.folded_title) == ("FRISÖR Öz", "frisor oz")
 
 
 def people_found(api, query):

@@ -167,3 +167,24 @@ def test_command_names_what_is_wrong(household, tmp_path):
         call_command(
             "import_ics", str(tmp_path / "missing.ics"), "--household", "becker"
         )
+
+
+@pytest.mark.django_db
+def test_imported_titles_are_kept_folded_for_provider_search(household, tmp_path):
+    call_command("import_ics", str(CALENDAR), "--household", "becker")
+    renamed = tmp_path / "renamed.ics"
+    renamed.write_bytes(
+        CALENDAR.read_bytes().replace(b"SUMMARY:Friseur", "SUMMARY:FRISÖR Öz".encode())
+    )
+
+    call_command("import_ics", str(renamed), "--household", "becker")
+
+    folded = dict(
+        CalendarEvent.objects.filter(household=household).values_list(
+            "title", "folded_title"
+        )
+    )
+    assert folded["Fußballtraining Paul"] == "fussballtraining paul"
+    assert folded["Zahnarzt Kontrolle"] == "zahnarzt kontrolle"
+    assert folded["FRISÖR Öz"] == "frisor oz"
+    assert "Friseur" not in folded
