@@ -21,6 +21,7 @@ from contacts.models import (
     PaperlessDocument,
     normalize_channel_value,
 )
+from contacts.paperless import Correspondent, Document, write_paperless_mirror
 from contacts.services import create_contact
 from household.bundles import duplicates, is_among, rows_of, text, timestamp
 from household.models import Household
@@ -160,21 +161,22 @@ def import_rows(*, household: Household, data: dict[str, Any]) -> None:
     for contact in data["contacts"]:
         create_contact(household=household, **contact)
 
-    correspondents = {
-        row["id"]: PaperlessCorrespondent.objects.create(
-            household=household, paperless_id=row["id"], name=row["name"]
-        )
-        for row in data["paperless"].get("correspondents", [])
-    }
-    PaperlessDocument.objects.bulk_create(
-        PaperlessDocument(
-            household=household,
-            paperless_id=row["id"],
-            title=row["title"],
-            correspondent=correspondents.get(row["correspondent"]),
-            created=row["created"],
-        )
-        for row in data["paperless"].get("documents", [])
+    paperless = data["paperless"]
+    write_paperless_mirror(
+        household=household,
+        correspondents=[
+            Correspondent(paperless_id=row["id"], name=row["name"])
+            for row in paperless.get("correspondents", [])
+        ],
+        documents=[
+            Document(
+                paperless_id=row["id"],
+                title=row["title"],
+                correspondent_id=row["correspondent"],
+                created=row["created"],
+            )
+            for row in paperless.get("documents", [])
+        ],
     )
 
 

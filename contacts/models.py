@@ -263,12 +263,6 @@ class PaperlessCorrespondent(models.Model):
         ]
         indexes = [
             trigram_index("folded_name", "correspondent_name_trgm"),
-            # Rows inserted without their fold; see contacts.providers.
-            models.Index(
-                fields=["household"],
-                condition=models.Q(folded_name=""),
-                name="correspondent_unfolded",
-            ),
         ]
 
     def __str__(self) -> str:
@@ -300,12 +294,6 @@ class PaperlessDocument(models.Model):
         ]
         indexes = [
             trigram_index("folded_title", "document_title_trgm"),
-            # Rows inserted without their fold; see contacts.providers.
-            models.Index(
-                fields=["household"],
-                condition=models.Q(folded_title=""),
-                name="document_unfolded",
-            ),
         ]
 
     def __str__(self) -> str:

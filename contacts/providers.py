@@ -147,16 +147,6 @@ def _any_contains(field_name: str, stems: Iterable[str]) -> Q:
     return reduce(or_, (Q(**{f"{field_name}__contains": stem}) for stem in stems))
 
 
-def _folded_contains(field_name: str, stems: Iterable[str]) -> Q:
-    """Match rows whose folded column contains a stem, or was never filled.
-
-    Every write path fills the column; a row inserted through the ORM alone
-    has it empty and is decided in Python like the others, so it is found
-    more slowly, never lost. A partial index keeps such rows cheap to fetch.
-    """
-    return _any_contains(field_name, stems) | Q(**{field_name: ""})
-
-
 def _contact_candidates(
     household: Household, category: ProviderCategory
 ) -> list[Candidate]:
@@ -237,7 +227,7 @@ def _paperless_candidates(
         PaperlessDocument.objects.filter(
             household=household, correspondent__isnull=False
         )
-        .filter(_folded_contains("folded_title", category.search_stems))
+        .filter(_any_contains("folded_title", category.search_stems))
         .values("correspondent_id", "title", "created")
     ):
         if category.is_revealed_by(document["title"]):
@@ -251,7 +241,7 @@ def _paperless_candidates(
     correspondents = (
         PaperlessCorrespondent.objects.filter(household=household)
         .filter(
-            _folded_contains("folded_name", category.search_stems)
+            _any_contains("folded_name", category.search_stems)
             | Q(pk__in=list(documents_by_correspondent))
         )
         .annotate(
@@ -302,7 +292,7 @@ def _calendar_candidates(
     for event in (
         CalendarEvent.objects.filter(household=household, starts_at__lt=now)
         .exclude(location="")
-        .filter(_folded_contains("folded_title", category.search_stems))
+        .filter(_any_contains("folded_title", category.search_stems))
         .order_by("-starts_at", "-pk")
         .values("title", "starts_at", "location")
     ):

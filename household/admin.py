@@ -10,7 +10,6 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from household.admin_scoping import HouseholdScopedAdmin, request_household
-from household.calendar import fold_event_titles
 from household.models import (
     CalendarEvent,
     Household,
@@ -19,6 +18,7 @@ from household.models import (
     UserProfile,
 )
 from household.services import (
+    fold_event_titles,
     index_profile_names,
     save_lead,
     save_membership,

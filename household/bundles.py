@@ -17,7 +17,6 @@ from phonenumbers import SUPPORTED_REGIONS
 from rest_framework import serializers
 
 from household.models import (
-    CalendarEvent,
     Household,
     Language,
     LeadAccess,
@@ -27,7 +26,7 @@ from household.models import (
     Role,
     validate_region,
 )
-from household.services import create_lead, create_member
+from household.services import create_calendar_event, create_lead, create_member
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from yorik.serializers import StrictSerializer
 
@@ -227,9 +226,8 @@ def import_rows(*, household: Household, data: dict[str, Any]) -> None:
         create_lead(household=household, owner=memberships.get(owner), **lead)
 
     for event in data["calendar_events"]:
-        attendees = event.pop("attendees")
-        created = CalendarEvent.objects.create(household=household, **event)
-        created.attendees.set([memberships[u].profile for u in attendees])
+        attendees = [memberships[u].profile for u in event.pop("attendees")]
+        create_calendar_event(household=household, attendees=attendees, **event)
 
 
 def export_rows(*, household: Household) -> dict[str, Any]:

@@ -343,12 +343,6 @@ class CalendarEvent(models.Model):
         indexes = [
             models.Index(fields=["household", "starts_at"]),
             trigram_index("folded_title", "event_title_trgm"),
-            # Rows inserted without their fold; see contacts.providers.
-            models.Index(
-                fields=["household"],
-                condition=models.Q(folded_title=""),
-                name="event_unfolded",
-            ),
         ]
 
     def __str__(self) -> str:

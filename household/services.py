@@ -1,12 +1,14 @@
 """Writes of the household's people and leads."""
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from household.models import (
+    CalendarEvent,
     Conversation,
     Household,
     Lead,
@@ -25,6 +27,7 @@ from household.selectors import (
 )
 from people_search.engine.indexing import index_after_commit
 from people_search.engine.models import Subject
+from people_search.engine.text import fold_name
 
 
 @transaction.atomic
@@ -197,3 +200,34 @@ def index_lead_names(*, household_id: int, lead_ids: Iterable[int]) -> None:
         ids=lead_ids,
         load_names=lead_names,
     )
+
+
+@transaction.atomic
+def create_calendar_event(
+    *,
+    household: Household,
+    title: str,
+    starts_at: datetime,
+    ends_at: datetime | None = None,
+    location: str = "",
+    attendees: Iterable[UserProfile] = (),
+) -> CalendarEvent:
+    """Create an event of the household with its folded title and attendees."""
+    event = CalendarEvent.objects.create(
+        household=household,
+        title=title,
+        folded_title=fold_name(title),
+        starts_at=starts_at,
+        ends_at=ends_at,
+        location=location,
+    )
+    event.attendees.set(attendees)
+    return event
+
+
+def fold_event_titles(*, event_ids: Iterable[int]) -> None:
+    """Store the folded title of events whose title was saved without it."""
+    events = list(CalendarEvent.objects.filter(pk__in=list(event_ids)).only("title"))
+    for event in events:
+        event.folded_title = fold_name(event.title)
+    CalendarEvent.objects.bulk_update(events, ["folded_title"])

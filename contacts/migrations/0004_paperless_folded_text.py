@@ -59,12 +59,4 @@ class Migration(migrations.Migration):
             model_name='paperlessdocument',
             index=django.contrib.postgres.indexes.GinIndex(django.contrib.postgres.indexes.OpClass('folded_title', name='gin_trgm_ops'), name='document_title_trgm'),
         ),
-        migrations.AddIndex(
-            model_name='paperlesscorrespondent',
-            index=models.Index(condition=models.Q(('folded_name', '')), fields=['household'], name='correspondent_unfolded'),
-        ),
-        migrations.AddIndex(
-            model_name='paperlessdocument',
-            index=models.Index(condition=models.Q(('folded_title', '')), fields=['household'], name='document_unfolded'),
-        ),
     ]

@@ -39,8 +39,4 @@ class Migration(migrations.Migration):
             model_name='calendarevent',
             index=django.contrib.postgres.indexes.GinIndex(django.contrib.postgres.indexes.OpClass('folded_title', name='gin_trgm_ops'), name='event_title_trgm'),
         ),
-        migrations.AddIndex(
-            model_name='calendarevent',
-            index=models.Index(condition=models.Q(('folded_title', '')), fields=['household'], name='event_unfolded'),
-        ),
     ]

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
+from contacts.paperless import Correspondent, Document, write_paperless_mirror
 from contacts.provider_categories import (
     CATEGORIES,
     UnknownCategory,
@@ -18,7 +19,7 @@ from contacts.provider_categories import (
     resolve_category,
 )
 from contacts.providers import find_known_providers
-from household.models import CalendarEvent
+from household.services import create_calendar_event
 from tests.builders import build_contact, build_household, build_member
 from yorik.bundles import import_household
 
@@ -45,7 +46,7 @@ def names(found):
 
 
 def event(household, title, location, starts_at, **fields):
-    return CalendarEvent.objects.create(
+    return create_calendar_event(
         household=household,
         title=title,
         location=location,
@@ -55,18 +56,32 @@ def event(household, title, location, starts_at, **fields):
 
 
 def correspondent(household, paperless_id, name, documents=()):
-    row = PaperlessCorrespondent.objects.create(
-        household=household, paperless_id=paperless_id, name=name
+    """Add a correspondent and its documents to the household's Paperless mirror."""
+    mirror = PaperlessCorrespondent.objects.filter(household=household)
+    stored = PaperlessDocument.objects.filter(household=household)
+    write_paperless_mirror(
+        household=household,
+        correspondents=[
+            *(Correspondent(row.paperless_id, row.name) for row in mirror),
+            Correspondent(paperless_id, name),
+        ],
+        documents=[
+            *(
+                Document(
+                    row.paperless_id,
+                    row.title,
+                    row.correspondent.paperless_id if row.correspondent else None,
+                    row.created,
+                )
+                for row in stored.select_related("correspondent")
+            ),
+            *(
+                Document(paperless_id * 100 + index, title, paperless_id, created)
+                for index, (title, created) in enumerate(documents)
+            ),
+        ],
     )
-    for index, (title, created) in enumerate(documents):
-        PaperlessDocument.objects.create(
-            household=household,
-            paperless_id=paperless_id * 100 + index,
-            title=title,
-            correspondent=row,
-            created=created,
-        )
-    return row
+    return mirror.get(paperless_id=paperless_id)
 
 
 # The vocabulary ---------------------------------------------------------------

@@ -16,6 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
+from contacts.paperless import Correspondent, write_paperless_mirror
 from contacts.provider_categories import get_category
 from contacts.providers import find_known_providers
 
@@ -289,8 +290,10 @@ def test_a_wrong_token_is_reported(household, paperless):
 
 @pytest.mark.django_db
 def test_the_mirror_belongs_to_one_household(household, other_household, paperless):
-    PaperlessCorrespondent.objects.create(
-        household=other_household, paperless_id=2, name="Levi Dental"
+    write_paperless_mirror(
+        household=other_household,
+        correspondents=[Correspondent(2, "Levi Dental")],
+        documents=[],
     )
 
     sync(paperless)

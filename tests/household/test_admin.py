@@ -12,8 +12,8 @@ from compose.models import LetterTemplate
 from contacts.models import Contact, ContactChannel
 from contacts.provider_categories import get_category
 from contacts.providers import find_known_providers
-from household.calendar import create_calendar_event
 from household.models import CalendarEvent, Membership, UserProfile
+from household.services import create_calendar_event
 from tests.builders import build_contact, build_lead, build_member
 from yorik.tokens import issue_token
 

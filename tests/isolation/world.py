@@ -16,16 +16,16 @@ from typing import Any
 from django.utils import timezone
 
 from compose.models import LetterTemplate
-from contacts.models import Contact, PaperlessCorrespondent, PaperlessDocument
+from contacts.models import Contact
+from contacts.paperless import Correspondent, Document, write_paperless_mirror
 from household.callers import MemberCaller
 from household.models import (
-    CalendarEvent,
     Conversation,
     Household,
     Lead,
     Membership,
 )
-from household.services import start_conversation
+from household.services import create_calendar_event, start_conversation
 from tests.builders import build_contact, build_household, build_lead, build_member
 from yorik.cards import create_card, pick_contact
 from yorik.models import ApiToken, Card
@@ -233,22 +233,18 @@ def _build_a() -> Side:
         )
         for index, name in enumerate(HOSTILE)
     ]
-    correspondent = PaperlessCorrespondent.objects.create(
-        household=household, paperless_id=1, name="Zahnarztpraxis Dr. Arndt"
-    )
-    PaperlessDocument.objects.create(
+    write_paperless_mirror(
         household=household,
-        paperless_id=1,
-        title="Rechnung Prophylaxe",
-        correspondent=correspondent,
-        created=date(2025, 11, 3),
+        correspondents=[Correspondent(1, "Zahnarztpraxis Dr. Arndt")],
+        documents=[Document(1, "Rechnung Prophylaxe", 1, date(2025, 11, 3))],
     )
-    CalendarEvent.objects.create(
+    create_calendar_event(
         household=household,
         title="Zahnarzt",
         starts_at=PAST,
         location="Praxis Dr. Arndt, Hauptstr. 1, Berlin",
-    ).attendees.add(members["admin"].profile)
+        attendees=[members["admin"].profile],
+    )
     template = LetterTemplate.objects.create(
         household=household,
         template_id="kuendigung-arndt",
@@ -362,30 +358,31 @@ def _build_b() -> Side:
             owner=members["admin"],
         )
     ]
-    for paperless_id, (name, title) in enumerate(
-        [
-            (f"Zahnarztpraxis {B_SURNAME} {MARKER}", f"Rechnung Prophylaxe {MARKER}"),
-            (f"Autowerkstatt {B_SURNAME} {MARKER}", f"Rechnung Inspektion {MARKER}"),
+    mirror = [
+        (f"Zahnarztpraxis {B_SURNAME} {MARKER}", f"Rechnung Prophylaxe {MARKER}"),
+        (f"Autowerkstatt {B_SURNAME} {MARKER}", f"Rechnung Inspektion {MARKER}"),
+    ]
+    write_paperless_mirror(
+        household=household,
+        correspondents=[
+            Correspondent(pk, name) for pk, (name, _) in enumerate(mirror, start=1)
         ],
-        start=1,
-    ):
-        correspondent = PaperlessCorrespondent.objects.create(
-            household=household, paperless_id=paperless_id, name=name
-        )
-        PaperlessDocument.objects.create(
-            household=household,
-            paperless_id=paperless_id,
-            title=title,
-            correspondent=correspondent,
-            created=date(2025, 11, 3),
-        )
+        documents=[
+            Document(pk, title, pk, date(2025, 11, 3))
+            for pk, (_, title) in enumerate(mirror, start=1)
+        ],
+    )
     for title, location in [
         (f"Zahnarzt {MARKER}", f"{B_SURNAME} Dental {MARKER}, Herzl St 2, Tel Aviv"),
         (f"Werkstatt {MARKER}", f"{B_SURNAME} Garage {MARKER}, Herzl St 3, Tel Aviv"),
     ]:
-        CalendarEvent.objects.create(
-            household=household, title=title, starts_at=PAST, location=location
-        ).attendees.add(members["admin"].profile)
+        create_calendar_event(
+            household=household,
+            title=title,
+            starts_at=PAST,
+            location=location,
+            attendees=[members["admin"].profile],
+        )
     template = LetterTemplate.objects.create(
         household=household,
         template_id="termination-quornwall",

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from household.calendar import create_calendar_event
 from household.models import CalendarEvent
+from household.services import create_calendar_event
 
 STARTS_AT = datetime(2025, 5, 2, 7, tzinfo=UTC)
 
