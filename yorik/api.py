@@ -10,7 +10,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from yorik.cards import card_link, create_card, find_card
-from yorik.registry import Answer, Skill, get_skill, skills_for_tier
+from yorik.registry import (
+    Answer,
+    Skill,
+    get_skill,
+    manifests_for_tier,
+    tools_for_tier,
+)
 from yorik.serializers import StrictChoiceField, StrictSerializer
 from yorik.throttling import TokenRateThrottle
 
@@ -80,8 +86,7 @@ class SkillListView(AgentApiView):
         },
     )
     def get(self, request: Request) -> Response:
-        manifests = [s.manifest() for s in skills_for_tier(request.user.tier)]
-        return Response({"skills": manifests})
+        return Response({"skills": list(manifests_for_tier(request.user.tier))})
 
 
 class SkillDetailView(AgentApiView):
@@ -91,7 +96,9 @@ class SkillDetailView(AgentApiView):
         responses={200: ManifestSerializer, **ERRORS},
     )
     def get(self, request: Request, name: str) -> Response:
-        return Response(allowed_skill(request, name).manifest())
+        found = allowed_skill(request, name)
+        manifests = manifests_for_tier(request.user.tier)
+        return Response(next(m for m in manifests if m["name"] == found.name))
 
 
 class FlavorSerializer(StrictSerializer):
@@ -117,8 +124,7 @@ class ToolListView(AgentApiView):
         query = FlavorSerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         flavor = query.validated_data["flavor"]
-        tools = [s.tool(flavor) for s in skills_for_tier(request.user.tier)]
-        return Response({"tools": tools})
+        return Response({"tools": list(tools_for_tier(request.user.tier, flavor))})
 
 
 class SkillCallView(AgentApiView):

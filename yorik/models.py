@@ -66,3 +66,26 @@ class Card(models.Model):
 
     def get_absolute_url(self) -> str:
         return f"/cards/{self.id}/"
+
+
+class RateCounter(models.Model):
+    """Requests counted for one key (scope and token) in one fixed time window.
+
+    A request adds one in a single INSERT … ON CONFLICT DO UPDATE … RETURNING,
+    so every app server counts the same requests, exactly, without a
+    read-modify-write.
+    """
+
+    key = models.CharField(max_length=100)
+    window = models.BigIntegerField(help_text="Seconds since the epoch // window.")
+    hits = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key", "window"], name="rate_counter_key_window"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} @ {self.window}: {self.hits}"

@@ -2,6 +2,7 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from rest_framework import serializers
@@ -119,6 +120,8 @@ def skill(
             side_effects=side_effects,
             tags=tuple(tags),
         )
+        manifests_for_tier.cache_clear()
+        tools_for_tier.cache_clear()
         return run
 
     return register
@@ -135,3 +138,18 @@ def get_skill(name: str) -> Skill | None:
 def skills_for_tier(tier: str) -> list[Skill]:
     """Return the skills a caller of the tier may call."""
     return [s for s in all_skills() if tier in s.permissions]
+
+
+@cache
+def manifests_for_tier(tier: str) -> tuple[dict[str, Any], ...]:
+    """Return the manifests of the tier's skills, built once per tier.
+
+    Treat them as read-only: they are shared by every request.
+    """
+    return tuple(s.manifest() for s in skills_for_tier(tier))
+
+
+@cache
+def tools_for_tier(tier: str, flavor: str) -> tuple[dict[str, Any], ...]:
+    """Return the tier's skills as function-calling tools, built once per flavor."""
+    return tuple(s.tool(flavor) for s in skills_for_tier(tier))

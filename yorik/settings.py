@@ -140,9 +140,10 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "contacts:list"
 LOGOUT_REDIRECT_URL = "login"
 
-# Rate limits and small counters live in the cache: in PostgreSQL by default in
-# production, so every app server counts the same requests.
-if os.environ.get("YORIK_CACHE", "memory" if DEBUG else "database") == "database":
+# The cache holds small counts that may be a few minutes old (a household's
+# name vocabulary size); rate limits are counted in PostgreSQL
+# (yorik.rate_limits), so a per-process memory cache is enough by default.
+if os.environ.get("YORIK_CACHE", "memory") == "database":
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",

@@ -129,3 +129,34 @@ def test_search_anything(caller, book, query):
     assert then <= 4
     assert first <= then + 1
     assert cost("search_anything").startswith("Up to 4 indexed SELECTs")
+
+
+@pytest.mark.parametrize(
+    ("skill", "inputs"),
+    [
+        ("find_person", {"query": "Müller", "source": "contacts"}),
+        ("find_person", {"query": "Müller", "source": "auto"}),
+        ("compose_check_recipient", None),
+    ],
+)
+def test_over_http_a_call_adds_only_authentication_and_the_rate_limit(
+    api, caller, book, household, skill, inputs
+):
+    if inputs is None:
+        LetterTemplate.objects.create(
+            household=household,
+            template_id="brief-de",
+            title="Brief",
+            body="…",
+            recipient_fields=["line1", "city"],
+        )
+        inputs = {"contact_id": book[0].pk, "template_id": "brief-de"}
+    api.call(skill, inputs)  # The token's last use is recorded once in 5 minutes.
+    own = selects(caller, skill, inputs)
+    card_writes = 1 if skill == "find_person" and inputs["source"] != "household" else 0
+
+    with CaptureQueriesContext(connection) as context:
+        response = api.call(skill, inputs)
+
+    assert response.status_code == 200
+    assert len(context.captured_queries) == own + card_writes + 2
