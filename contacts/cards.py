@@ -1,9 +1,10 @@
 """The address book's cards: contact_picker (ranked or not) and contacts_found."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 
 from contacts.models import Contact
@@ -19,6 +20,8 @@ from yorik.models import Card
 
 CONTACT_PICKER = "contact_picker"
 CONTACTS_FOUND = "contacts_found"
+# An alphabetical card shows its contacts in pages of this many.
+LETTERS_PAGE = 200
 
 
 def picker_payload(
@@ -70,22 +73,19 @@ class CardRow:
         return first if first.isalpha() else "#"
 
 
-def read_card_rows(card: Card) -> list[CardRow]:
-    """Return the rows of a contact card in the order it shows them."""
-    if card.kind == CONTACT_PICKER:
-        contacts = card_contacts(card).prefetch_related("channels").in_bulk()
-        return [
-            CardRow(
-                contact=contacts[pick["contact_id"]],
-                confidence=pick.get("confidence"),
-                reason=pick.get("reason", ""),
-                padded=pick.get("padded", False),
-            )
-            for pick in card.payload.get("picks", [])
-            if pick["contact_id"] in contacts
-        ]
-    fields = ("id", "display_name", "relation", "kind", "sort_name")
-    return [CardRow(contact=contact) for contact in card_contacts(card).only(*fields)]
+def read_picker_rows(card: Card) -> list[CardRow]:
+    """Return the rows of a contact picker in the order it shows them."""
+    contacts = card_contacts(card).prefetch_related("channels").in_bulk()
+    return [
+        CardRow(
+            contact=contacts[pick["contact_id"]],
+            confidence=pick.get("confidence"),
+            reason=pick.get("reason", ""),
+            padded=pick.get("padded", False),
+        )
+        for pick in card.payload.get("picks", [])
+        if pick["contact_id"] in contacts
+    ]
 
 
 @dataclass(frozen=True)
@@ -108,8 +108,10 @@ def group_by_letter(rows: Iterable[CardRow]) -> list[LetterGroup]:
     return [LetterGroup(letter, letter_rows) for letter, letter_rows in groups.items()]
 
 
-def _rows_context(card: Card, viewer: Caller | None) -> dict[str, Any]:
-    rows = read_card_rows(card)
+def _rows_context(
+    card: Card, viewer: Caller | None, params: Mapping[str, str]
+) -> dict[str, Any]:
+    rows = read_picker_rows(card)
     return {
         "rows": rows,
         "picks": [row for row in rows if not row.padded],
@@ -120,10 +122,21 @@ def _rows_context(card: Card, viewer: Caller | None) -> dict[str, Any]:
     }
 
 
-def _letters_context(card: Card, viewer: Caller | None) -> dict[str, Any]:
-    context = _rows_context(card, viewer)
-    context["groups"] = group_by_letter(context["rows"])
-    return context
+def _letters_context(
+    card: Card, viewer: Caller | None, params: Mapping[str, str]
+) -> dict[str, Any]:
+    """Show one page of the alphabetical list, grouped under its letters."""
+    fields = ("id", "display_name", "relation", "kind", "sort_name")
+    page = Paginator(card_contacts(card).only(*fields), LETTERS_PAGE).get_page(
+        params.get("page")
+    )
+    rows = [CardRow(contact=contact) for contact in page.object_list]
+    return {
+        "rows": rows,
+        "count": page.paginator.count,
+        "page": page,
+        "groups": group_by_letter(rows),
+    }
 
 
 def _pick(card: Card, contact_id: int) -> Contact | None:

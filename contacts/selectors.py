@@ -1,10 +1,11 @@
 """Reads of the address book: browse lists, ranked picks, recent and single contacts."""
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, QuerySet, Window
 
 from contacts.models import (
     DEFAULT_CONTACT_STATUSES,
@@ -54,15 +55,43 @@ def browse_contacts(
     return contacts.annotate(rank=name_rank(query)).order_by("rank", "sort_name", "pk")
 
 
+# A browse answer goes into a language model's context: past this many rows,
+# or this many bytes of JSON, it stops and says so (README, "Cards and pages").
+BROWSE_ROWS = 2000
+BROWSE_BYTES = 380_000
+
+
+@dataclass(frozen=True)
+class AddressBookPage:
+    """The first browse rows, how many contacts match in all, and whether cut."""
+
+    rows: list[dict[str, Any]]
+    count: int
+    truncated: bool
+
+
 def list_address_book(
     *, household: Household, statuses: Sequence[str], kind: str | None = None
-) -> list[dict[str, Any]]:
-    """Return the compact browse rows {id, display_name, relation, kind}."""
-    return list(
-        browse_contacts(household=household, statuses=statuses, kind=kind).values(
-            "id", "display_name", "relation", "kind"
-        )
+) -> AddressBookPage:
+    """Return the compact browse rows {id, display_name, relation, kind}, in order.
+
+    One SELECT. A very large address book is cut after BROWSE_ROWS rows, or
+    sooner when the rows' JSON would pass BROWSE_BYTES.
+    """
+    values = list(
+        browse_contacts(household=household, statuses=statuses, kind=kind)
+        .annotate(total=Window(Count("pk")))
+        .values("id", "display_name", "relation", "kind", "total")[:BROWSE_ROWS]
     )
+    count = values[0]["total"] if values else 0
+    rows, size = [], 0
+    for value in values:
+        row = {key: value[key] for key in ("id", "display_name", "relation", "kind")}
+        size += len(json.dumps(row, ensure_ascii=False).encode())
+        if size > BROWSE_BYTES:
+            break
+        rows.append(row)
+    return AddressBookPage(rows=rows, count=count, truncated=len(rows) < count)
 
 
 @dataclass(frozen=True)

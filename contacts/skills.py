@@ -14,6 +14,8 @@ from contacts.provider_categories import (
 )
 from contacts.providers import SOURCES, find_known_providers
 from contacts.selectors import (
+    BROWSE_BYTES,
+    BROWSE_ROWS,
     find_picker_rows,
     list_address_book,
     statuses_for,
@@ -106,14 +108,26 @@ class ContactBriefSerializer(serializers.Serializer):
 
 class ListContactsForPickingOutput(serializers.Serializer):
     count = serializers.IntegerField(
-        required=False, help_text="Browse only: how many contacts are listed."
+        required=False,
+        help_text="Browse only: how many contacts match, listed or not.",
     )
     contacts = ContactBriefSerializer(
         many=True,
         required=False,
         help_text=(
-            "Browse only: every matching contact as {id, display_name, relation, "
-            "kind}, alphabetically. No channels, no addresses."
+            "Browse only: the matching contacts as {id, display_name, relation, "
+            "kind}, alphabetically (the first ones when truncated). No channels, "
+            "no addresses."
+        ),
+    )
+    truncated = serializers.BooleanField(
+        required=False,
+        help_text=(
+            f"Browse only, and only when true: the address book has more than "
+            f"the {BROWSE_ROWS:,} contacts listed (or more than fit in "
+            f"{BROWSE_BYTES // 1000} KB): `contacts` holds the first ones in "
+            "alphabetical order, `count` all of them. Narrow with status or kind, "
+            "or use find_person."
         ),
     )
     rendered = serializers.IntegerField(
@@ -190,7 +204,7 @@ def list_contacts_for_picking(
             },
             CardRequest(CONTACT_PICKER, payload, pick_to_chat=pick_to_chat),
         )
-    contacts = list_address_book(
+    book = list_address_book(
         household=household, statuses=statuses_for(status), kind=kind
     )
     card = None
@@ -200,7 +214,10 @@ def list_contacts_for_picking(
             {"status": status, "kind": kind},
             pick_to_chat=pick_to_chat,
         )
-    return Answer({"count": len(contacts), "contacts": contacts}, card)
+    data = {"count": book.count, "contacts": book.rows}
+    if book.truncated:
+        data["truncated"] = True
+    return Answer(data, card)
 
 
 def _category_help() -> str:

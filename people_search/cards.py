@@ -1,5 +1,6 @@
 """People search's card: people_results, the members and leads a search found."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from household.callers import MemberCaller
@@ -25,7 +26,9 @@ def people_results_payload(query: str, found: PeopleResults) -> dict[str, Any]:
     }
 
 
-def _context(card: Card, viewer: MemberCaller | None) -> dict[str, Any]:
+def _context(
+    card: Card, viewer: MemberCaller | None, params: Mapping[str, str]
+) -> dict[str, Any]:
     """Show the hits as they are now; leads as far as the viewer may see them.
 
     A logged-in member sees what their own lead access allows; a visitor

@@ -7,7 +7,7 @@ which contact a pick may name. A card stores ids only; its page is rendered
 from the rows as they are now.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -32,16 +32,17 @@ _SALT = "yorik.cards"
 class CardType:
     """A kind of card, declared by the app that owns it.
 
-    `context` returns the template's context for a viewer: the logged-in
+    `context` returns the template's context for a viewer (the logged-in
     member of the card's household who opened it, or None for a visitor
-    through the signed link (who sees what the card's creator may see now).
+    through the signed link, who sees what the card's creator may see now)
+    and the page's query parameters (e.g. `page` on a long card).
     `pick` returns the row a pick names if the card may be answered with
     it, else None; kinds without it cannot be picked.
     """
 
     kind: str
     template: str
-    context: Callable[[Card, Caller | None], dict[str, Any]]
+    context: Callable[[Card, Caller | None, Mapping[str, str]], dict[str, Any]]
     pick: Callable[[Card, int], models.Model | None] | None = None
 
 
@@ -121,8 +122,8 @@ class OpenedCard:
     def card_type(self) -> CardType:
         return get_card_type(self.card.kind)
 
-    def context(self) -> dict[str, Any]:
-        return self.card_type.context(self.card, self.viewer)
+    def context(self, params: Mapping[str, str]) -> dict[str, Any]:
+        return self.card_type.context(self.card, self.viewer, params)
 
 
 def open_card(

@@ -94,7 +94,7 @@ def _card_page(
         "household": card.household,
         "token": token,
         "error": error,
-        **opened.context(),
+        **opened.context(request.GET),
     }
     return render_page(
         request,

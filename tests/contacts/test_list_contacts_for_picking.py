@@ -190,7 +190,7 @@ def realistic_address_book(household, size):
     Ids are fixed at four digits, as a household's thousand contacts would have,
     so the measured size does not drift with the test database's sequence.
     """
-    people = itertools.product(FIRST_NAMES, LAST_NAMES)
+    people = itertools.cycle(itertools.product(FIRST_NAMES, LAST_NAMES))
     contacts = []
     for index in range(size):
         if index % 10 == 9:
@@ -510,3 +510,95 @@ def test_manifest_lists_the_spec_inputs_and_outputs(api):
     assert set(manifest["outputs"]) >= {"count", "contacts", "rendered", "dropped"}
     assert manifest["permissions"] == ["admin", "member", "restricted"]
     assert manifest["tags"] == ["contacts", "lookup", "fallback"]
+
+
+# Very large address books
+
+
+def test_a_browse_over_the_cap_lists_the_first_rows_and_says_it_is_cut(
+    api, household, monkeypatch
+):
+    monkeypatch.setattr("contacts.selectors.BROWSE_ROWS", 5)
+    for name in ["Hanna", "Bert", "Gisela", "Anna", "Erik", "Dora", "Carl", "Fritz"]:
+        build_contact(household, name)
+
+    body = browse(api, defer_card=True)
+
+    assert body["count"] == 8
+    assert [row["display_name"] for row in body["contacts"]] == [
+        "Anna",
+        "Bert",
+        "Carl",
+        "Dora",
+        "Erik",
+    ]
+    assert body["truncated"] is True
+
+
+def test_a_browse_within_the_cap_has_no_truncated_flag(api, household, monkeypatch):
+    monkeypatch.setattr("contacts.selectors.BROWSE_ROWS", 5)
+    for name in ["Anna", "Bert"]:
+        build_contact(household, name)
+
+    body = browse(api, defer_card=True)
+
+    assert (body["count"], len(body["contacts"])) == (2, 2)
+    assert "truncated" not in body
+
+
+def test_two_thousand_and_one_contacts_are_cut_at_two_thousand(api, household):
+    realistic_address_book(household, 2001)
+
+    response = api.call(SKILL, {"defer_card": True})
+
+    body = response.json()
+    assert (body["count"], len(body["contacts"]), body["truncated"]) == (
+        2001,
+        2000,
+        True,
+    )
+    assert len(response.content) <= 400_000
+
+
+def test_long_names_cut_the_answer_before_it_passes_the_byte_budget(
+    api, household, monkeypatch
+):
+    monkeypatch.setattr("contacts.selectors.BROWSE_BYTES", 2_000)
+    for index in range(20):
+        build_contact(household, f"{chr(65 + index)} {'Ä' * 150}")
+
+    response = api.call(SKILL, {"defer_card": True})
+
+    body = response.json()
+    assert body["truncated"] is True
+    assert body["count"] == 20
+    assert 0 < len(body["contacts"]) < 20
+    assert len(response.content) < 2_500
+
+
+def test_the_manifest_lists_truncated(api):
+    outputs = api.get(f"/api/skills/{SKILL}/").json()["outputs"]
+
+    assert outputs["truncated"]["type"] == "boolean"
+
+
+def test_the_alphabetical_card_pages_through_a_long_address_book(
+    api, client, household, monkeypatch
+):
+    monkeypatch.setattr("contacts.cards.LETTERS_PAGE", 3)
+    for name in ["Anna", "Bert", "Carl", "Dora", "Erik", "Fritz", "Gisela"]:
+        build_contact(household, name)
+    url = browse(api)["card"]["url"]
+
+    first = client.get(url)
+    last = client.get(url, {"page": 3, "t": url.split("?t=")[1]})
+
+    assert first.status_code == 200
+    assert "Anna" in first.text
+    assert "Dora" not in first.text
+    assert "7 Kontakte" in first.text
+    next_link = first.text.split('rel="next"')[0].rsplit('href="', 1)[1]
+    assert "page=2" in next_link
+    assert "t=" in next_link
+    assert "Gisela" in last.text
+    assert "Anna" not in last.text
