@@ -45,7 +45,8 @@ def lead_list(request: HttpRequest, lang: str) -> HttpResponse:
     highlighted = None
     page_number = request.GET.get("page")
     lead_id = request.GET.get("lead", "")
-    if lead_id.isdigit():
+    # Only ASCII digits: "²".isdigit() is true, yet int("²") fails.
+    if lead_id.isascii() and lead_id.isdigit():
         highlighted = leads.filter(pk=int(lead_id)).first()
         if highlighted is not None and page_number is None:
             # Open the page the highlighted lead is on.

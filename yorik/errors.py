@@ -2,7 +2,12 @@
 
 from typing import Any
 
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
+from django.conf import settings
+from django.core.exceptions import (
+    ObjectDoesNotExist,
+    PermissionDenied,
+    RequestDataTooBig,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -19,6 +24,7 @@ CODES = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    413: "payload_too_large",
     429: "throttled",
 }
 
@@ -40,6 +46,15 @@ def field_errors(detail: Any) -> dict[str, list[str]]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Turn every API exception into the JSON error shape of DESIGN §4."""
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            error_body(
+                "payload_too_large",
+                f"The body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} "
+                "bytes.",
+            ),
+            status=413,
+        )
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else {"": exc.messages}

@@ -1,3 +1,5 @@
+import json
+
 import jsonschema
 import pytest
 
@@ -186,3 +188,39 @@ def test_openapi_schema_documents_each_skill(client, db):
     assert operation["operationId"] == "call_find_person"
     assert "requestBody" in operation
     assert "200" in operation["responses"]
+
+
+POST_ROUTES = [
+    "/api/skills/find_person/call/",
+    "/api/skills/people_search/call/",
+    "/api/agent/turns/",
+    "/api/agent/usage/",
+]
+
+
+@pytest.mark.parametrize("path", POST_ROUTES)
+def test_json_nested_a_thousand_levels_deep_is_invalid_input(api, path):
+    body = '{"query": ' + "[" * 1000 + "]" * 1000 + "}"
+
+    response = api.client.post(
+        path, body, content_type="application/json", **api.headers()
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_input"
+
+
+@pytest.mark.parametrize("path", POST_ROUTES)
+def test_a_body_over_the_upload_limit_is_a_json_413(api, settings, path):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
+
+    response = api.client.post(
+        path,
+        json.dumps({"query": "x" * 5_000}),
+        content_type="application/json",
+        **api.headers(),
+    )
+
+    assert response.status_code == 413
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "payload_too_large"
