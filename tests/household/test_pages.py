@@ -5,7 +5,7 @@ import pytest
 from tests.builders import build_lead
 
 
-@pytest.mark.parametrize("lead", ["²", "¹", "³", "١", "12abc", "-1", ""])
+@pytest.mark.parametrize("lead", ["²", "¹", "³", "\u0661", "12abc", "-1", ""])
 def test_a_lead_id_that_is_not_ascii_digits_highlights_nothing(
     client, admin_membership, household, lead
 ):
