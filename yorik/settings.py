@@ -1,6 +1,8 @@
 """Settings for Yorik people lookup, read from the environment (see README)."""
 
+import contextlib
 import os
+import secrets
 import warnings
 from pathlib import Path
 
@@ -25,18 +27,49 @@ def env_list(name: str, default: str = "") -> list[str]:
     ]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", default="DJANGO_SECRET_KEY" not in os.environ)
+def local_secret_key(data_dir: Path) -> str:
+    """Return this install's own development key, made at the first start.
 
+    Kept beside the bundled database, never in the repository: a key anyone
+    knows would let anyone sign card links.
+    """
+    path = data_dir / "secret_key"
+    if not path.exists():
+        data_dir.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f"secret_key.{os.getpid()}")
+        draft.write_text(secrets.token_urlsafe(50))
+        draft.chmod(0o600)
+        with contextlib.suppress(FileExistsError):
+            # A link is atomic: of two processes starting at once, one key wins.
+            os.link(draft, path)
+        draft.unlink()
+    return path.read_text().strip()
+
+
+DEBUG = env_bool("DJANGO_DEBUG", default="DJANGO_SECRET_KEY" not in os.environ)
+YORIK_DATA_DIR = Path(os.environ.get("YORIK_DATA_DIR") or BASE_DIR / ".yorik").resolve()
+
+# Keys that were ever published with Django or this project, and too short ones,
+# would make signed card links forgeable.
+MIN_SECRET_KEY_LENGTH = 50
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is off.")
-    SECRET_KEY = "django-insecure-local-development-only"  # noqa: S105
+    SECRET_KEY = local_secret_key(YORIK_DATA_DIR)
+elif not DEBUG and (
+    len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH
+    or SECRET_KEY.startswith("django-insecure")
+    or len(set(SECRET_KEY)) < 5
+):
+    raise ImproperlyConfigured(
+        f"DJANGO_SECRET_KEY must be a random string of {MIN_SECRET_KEY_LENGTH} "
+        "characters or more (python3 -c 'import secrets; "
+        "print(secrets.token_urlsafe(50))')."
+    )
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
-
-YORIK_DATA_DIR = Path(os.environ.get("YORIK_DATA_DIR") or BASE_DIR / ".yorik").resolve()
 
 INSTALLED_APPS = [
     "django.contrib.admin",

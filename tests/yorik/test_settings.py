@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -40,3 +42,38 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
 
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+SHOW_KEY = [
+    "shell",
+    "-c",
+    "from django.conf import settings; print(settings.SECRET_KEY)",
+]
+
+
+def test_a_local_run_makes_its_own_secret_key_and_keeps_it(tmp_path):
+    first = run_manage(*SHOW_KEY, YORIK_DATA_DIR=str(tmp_path))
+    again = run_manage(*SHOW_KEY, YORIK_DATA_DIR=str(tmp_path))
+    elsewhere = run_manage(*SHOW_KEY, YORIK_DATA_DIR=str(tmp_path / "other"))
+
+    key = first.stdout.strip()
+    assert len(key) >= 50, first.stderr
+    assert again.stdout.strip() == key
+    assert elsewhere.stdout.strip() != key
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "django-insecure-local-development-only",
+        "short-but-random-Zq8",
+        "a" * 60,
+        "django-insecure-" + secrets.token_urlsafe(50),
+    ],
+)
+def test_production_refuses_a_short_or_known_secret_key(key):
+    result = run_manage("check", DJANGO_DEBUG="0", DJANGO_SECRET_KEY=key)
+
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY must be a random string" in result.stderr
