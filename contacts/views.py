@@ -12,7 +12,7 @@ from contacts.selectors import browse_contacts, find_contact, statuses_for
 from household.models import Household
 from household.selectors import membership_for_user
 from people_search.engine.matching import parse_query
-from yorik.views import content_security_policy, render_page
+from yorik.views import personal_page, render_page
 
 PAGE_SIZE = 25
 
@@ -55,7 +55,7 @@ def _household(request: HttpRequest) -> Household:
 
 @require_GET
 @login_required
-@content_security_policy
+@personal_page
 def contact_list(request: HttpRequest) -> HttpResponse:
     household = _household(request)
     form = ContactFilterForm(request.GET)
@@ -77,7 +77,7 @@ def contact_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-@content_security_policy
+@personal_page
 def contact_detail(request: HttpRequest, contact_id: int) -> HttpResponse:
     household = _household(request)
     contact = find_contact(household=household, contact_id=contact_id)

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET
 
 from household.models import Membership
 from household.selectors import find_member, membership_for_user, visible_leads
-from yorik.views import content_security_policy, render_page
+from yorik.views import personal_page, render_page
 
 LEADS_PER_PAGE = 50
 
@@ -22,7 +22,7 @@ def _viewer(request: HttpRequest) -> Membership:
 
 @require_GET
 @login_required
-@content_security_policy
+@personal_page
 def member_detail(request: HttpRequest, lang: str, membership_id: int) -> HttpResponse:
     viewer = _viewer(request)
     member = find_member(household=viewer.household, membership_id=membership_id)
@@ -38,7 +38,7 @@ def member_detail(request: HttpRequest, lang: str, membership_id: int) -> HttpRe
 
 @require_GET
 @login_required
-@content_security_policy
+@personal_page
 def lead_list(request: HttpRequest, lang: str) -> HttpResponse:
     viewer = _viewer(request)
     leads = visible_leads(actor=viewer).order_by("sort_name", "pk")

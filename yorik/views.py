@@ -53,6 +53,11 @@ def content_security_policy(view: View) -> View:
     return protected
 
 
+def personal_page(view: View) -> View:
+    """Mark a page of a household's people: never cached, the pages' CSP."""
+    return never_cache(content_security_policy(view))
+
+
 def render_page(
     request: HttpRequest,
     template_name: str,
@@ -106,16 +111,14 @@ def _card_page(
 
 
 @require_GET
-@never_cache  # A card's link carries its token, and its pick state changes.
-@content_security_policy
+@personal_page  # A card's link carries its token, and its pick state changes.
 def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
     token = request.GET.get("t", "")
     return _card_page(request, _open_card(request, card_id, token), token=token)
 
 
 @require_POST
-@never_cache
-@content_security_policy
+@personal_page
 def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
     form = PickForm(request.POST)
     token = request.POST.get("t", "")

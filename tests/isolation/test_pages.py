@@ -209,3 +209,13 @@ def test_logins_without_a_live_membership_see_nothing(world, browser_of, page, d
 
     assert response.status_code in {403, 404}
     assert world.a.contact.display_name not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "path", ["/contacts/", "/en/dashboard/leads", "/de/dashboard/leads"]
+)
+def test_personal_pages_are_never_cached(world, a_browser, path):
+    response = a_browser.get(path)
+
+    assert response.status_code == 200
+    assert "no-store" in response["Cache-Control"]

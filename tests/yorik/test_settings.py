@@ -56,10 +56,10 @@ def test_a_local_run_makes_its_own_secret_key_and_keeps_it(tmp_path):
     again = run_manage(*SHOW_KEY, YORIK_DATA_DIR=str(tmp_path))
     elsewhere = run_manage(*SHOW_KEY, YORIK_DATA_DIR=str(tmp_path / "other"))
 
-    key = first.stdout.strip()
+    key = first.stdout.split()[-1]
     assert len(key) >= 50, first.stderr
-    assert again.stdout.strip() == key
-    assert elsewhere.stdout.strip() != key
+    assert again.stdout.split()[-1] == key
+    assert elsewhere.stdout.split()[-1] != key
     assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
 
 
@@ -77,3 +77,22 @@ def test_production_refuses_a_short_or_known_secret_key(key):
 
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY must be a random string" in result.stderr
+
+
+SHOW_PROXY = [
+    "shell",
+    "-c",
+    "from django.conf import settings; "
+    "print(getattr(settings, 'SECURE_PROXY_SSL_HEADER', None))",
+]
+PRODUCTION = {"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
+
+
+def test_x_forwarded_proto_is_trusted_only_when_a_setting_says_so():
+    default = run_manage(*SHOW_PROXY, **PRODUCTION)
+    behind_proxy = run_manage(
+        *SHOW_PROXY, **PRODUCTION, DJANGO_TRUST_X_FORWARDED_PROTO="1"
+    )
+
+    assert default.stdout.split()[-1] == "None"
+    assert "HTTP_X_FORWARDED_PROTO" in behind_proxy.stdout
