@@ -85,6 +85,7 @@ from people_search.engine.phones import format_phone, phone_query_digits  # noqa
 from people_search.engine.similar import vocabulary_size  # noqa: E402
 from yorik.database import ensure_server  # noqa: E402
 from yorik.registry import get_skill  # noqa: E402
+from yorik.serializers import output_writer  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -577,7 +578,7 @@ class Skills:
         data = dict(answer.data)
         if answer.card is not None:
             data["card"] = {"id": BENCH_CARD, "kind": answer.card.kind, "url": "/"}
-        return to_json(found.output_serializer(data).data)
+        return to_json(output_writer(found.output_serializer)(data))
 
 
 class BareSql:

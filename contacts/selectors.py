@@ -70,6 +70,16 @@ class AddressBookPage:
     truncated: bool
 
 
+def _within_bytes(rows: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """Return the first rows whose JSON stays within the budget."""
+    size = 0
+    for index, row in enumerate(rows):
+        size += len(json.dumps(row, ensure_ascii=False).encode()) + 2
+        if size > budget:
+            return rows[:index]
+    return rows
+
+
 def list_address_book(
     *, household: Household, statuses: Sequence[str], kind: str | None = None
 ) -> AddressBookPage:
@@ -84,13 +94,12 @@ def list_address_book(
         .values("id", "display_name", "relation", "kind", "total")[:BROWSE_ROWS]
     )
     count = values[0]["total"] if values else 0
-    rows, size = [], 0
-    for value in values:
-        row = {key: value[key] for key in ("id", "display_name", "relation", "kind")}
-        size += len(json.dumps(row, ensure_ascii=False).encode())
-        if size > BROWSE_BYTES:
-            break
-        rows.append(row)
+    rows = [
+        {key: value[key] for key in ("id", "display_name", "relation", "kind")}
+        for value in values
+    ]
+    if len(json.dumps(rows, ensure_ascii=False).encode()) > BROWSE_BYTES:
+        rows = _within_bytes(rows, BROWSE_BYTES)
     return AddressBookPage(rows=rows, count=count, truncated=len(rows) < count)
 
 

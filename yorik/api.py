@@ -17,7 +17,7 @@ from yorik.registry import (
     manifests_for_tier,
     tools_for_tier,
 )
-from yorik.serializers import StrictChoiceField, StrictSerializer
+from yorik.serializers import StrictChoiceField, StrictSerializer, output_writer
 from yorik.throttling import TokenRateThrottle
 
 
@@ -166,7 +166,7 @@ def answer_data(
             "kind": card.kind,
             "url": request.build_absolute_uri(card_link(card)),
         }
-    return output(data).data
+    return output_writer(output)(data)
 
 
 @extend_schema(exclude=True)  # Each skill's own route is documented instead.

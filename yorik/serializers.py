@@ -1,5 +1,7 @@
 """Serializer building blocks shared by skills, pages and imports."""
 
+from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from rest_framework import serializers
@@ -45,6 +47,56 @@ class TaggedUnionField(serializers.Field):
 
     def to_representation(self, value: Any) -> Any:
         return self._writers[value[self.tag]].to_representation(value)
+
+
+Writer = Callable[[Any], Any]
+
+
+@cache
+def output_writer(serializer_class: type[serializers.Serializer]) -> Writer:
+    """Return a function that writes data as the output serializer declares it.
+
+    It keeps exactly the declared fields, each written by its own field's
+    to_representation, like `serializer_class(data).data`; compiled once per
+    class, it skips DRF's per-field attribute lookup, which cost 6.9 ms for a
+    thousand browse rows against 1.2 ms here (bench/README.md).
+    """
+    return _writer(serializer_class())
+
+
+def _writer(field: serializers.Field) -> Writer:
+    if isinstance(field, TaggedUnionField):
+        shapes = {tag: _writer(shape()) for tag, shape in field.shapes.items()}
+        return lambda value: shapes[value[field.tag]](value)
+    if isinstance(field, serializers.ListSerializer):
+        item = _writer(field.child)
+        return lambda values: [item(value) for value in values]
+    if isinstance(field, serializers.ListField):
+        item = _writer(field.child)
+        return lambda values: [None if v is None else item(v) for v in values]
+    if isinstance(field, serializers.Serializer):
+        return _object_writer(field)
+    return field.to_representation
+
+
+def _object_writer(serializer: serializers.Serializer) -> Writer:
+    parts = [
+        (name, _writer(field), field.required)
+        for name, field in serializer.fields.items()
+        if not field.write_only
+    ]
+
+    def write(data: Mapping[str, Any]) -> dict[str, Any]:
+        written = {}
+        for name, write_field, required in parts:
+            if name in data:
+                value = data[name]
+                written[name] = None if value is None else write_field(value)
+            elif required:
+                raise KeyError(f"The answer lacks its required field {name!r}.")
+        return written
+
+    return write
 
 
 class CardSerializer(serializers.Serializer):
