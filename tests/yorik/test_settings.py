@@ -69,7 +69,7 @@ def test_a_local_run_makes_its_own_secret_key_and_keeps_it(tmp_path):
         "django-insecure-local-development-only",
         "short-but-random-Zq8",
         "a" * 60,
-        "django-insecure-" + secrets.token_urlsafe(50),
+        "django-insecure-" + "k3Jx9QvB2mWp7LzR4tYc8NdF6hGs1AeU5oIiVbXnM0qKwEj",
     ],
 )
 def test_production_refuses_a_short_or_known_secret_key(key):
