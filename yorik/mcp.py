@@ -57,7 +57,7 @@ def build_server(skills: Iterable[Skill]) -> "SkillServer":
             "Find people and contacts of the caller's household, pick contacts on "
             f"cards and check letter recipients. {UNTRUSTED_NOTE}"
         ),
-        auth=authenticate,
+        auth=authenticate_request,
     )
 
 
@@ -150,12 +150,12 @@ def answer_call(
             body = error_body("server_error", "Something went wrong on our side.")
         else:
             body = response.data
-        return {"content": [text(body)], "isError": True}
+        return {"content": [text_item(body)], "isError": True}
     # Written once, as REST writes its body; the structured copy reuses it.
     written = JSONRenderer().render(answer)
     content = [{"type": "text", "text": written.decode()}]
     if "card" in answer:
-        content.append(card_link(answer["card"]))
+        content.append(card_resource_link(answer["card"]))
     return {
         "content": content,
         "structuredContent": msgspec.Raw(written),
@@ -164,11 +164,12 @@ def answer_call(
     }
 
 
-def text(data: Any) -> dict[str, Any]:
+def text_item(data: Any) -> dict[str, Any]:
+    """Return the data as a text content item, in JSON as REST writes it."""
     return {"type": "text", "text": JSONRenderer().render(data).decode()}
 
 
-def card_link(card: dict[str, Any]) -> dict[str, Any]:
+def card_resource_link(card: dict[str, Any]) -> dict[str, Any]:
     """Return the card's signed page as a resource_link for the client to show."""
     return ResourceLink(
         uri=card["url"],
@@ -182,7 +183,7 @@ def card_link(card: dict[str, Any]) -> dict[str, Any]:
     ).to_dict()
 
 
-def authenticate(request: HttpRequest) -> HttpResponse | None:
+def authenticate_request(request: HttpRequest) -> HttpResponse | None:
     """Let in a caller with a live API token and room in its rate, as REST does.
 
     The configured DRF authentication classes read the token, and the

@@ -331,28 +331,37 @@ def test_foreign_origins_get_403_even_with_a_token(api, origin):
     assert response.status_code == 403
 
 
-def test_no_session_is_kept_between_requests(mcp_as, admin_membership):
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2025-03-26"])
+def test_2025_clients_initialise_and_no_session_is_kept(api, version):
     """Each request stands alone, so any app server can answer any request."""
-    client = mcp_as(admin_membership)
-    initialize = client.client.post(
-        "/mcp/",
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        },
-        content_type="application/json",
-        HTTP_ACCEPT="application/json, text/event-stream",
-    )
+    client = McpClient(api.token)
 
-    assert initialize.json()["result"]["protocolVersion"] == "2025-06-18"
+    def post(method: str, params: dict[str, Any], **headers: str):
+        return client.client.post(
+            "/mcp/",
+            {"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
+            content_type="application/json",
+            HTTP_ACCEPT="application/json, text/event-stream",
+            **headers,
+        )
+
+    initialize = post(
+        "initialize",
+        {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    )
+    # 2025-03-26 clients send no protocol header; later ones send theirs.
+    headers = {} if version == "2025-03-26" else {"HTTP_MCP_PROTOCOL_VERSION": version}
+    listed = post("tools/list", {}, **headers)
+
+    assert initialize.json()["result"]["protocolVersion"] == version
     assert "Mcp-Session-Id" not in initialize
-    assert client.tools()
+    assert {tool["name"] for tool in listed.json()["result"]["tools"]} == {
+        skill.name for skill in all_skills()
+    }
 
 
 def test_mcp_and_rest_count_against_one_rate(api, monkeypatch):
