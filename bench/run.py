@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 from operator import or_
 from pathlib import Path
+from statistics import mean
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -43,6 +44,8 @@ os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(40))
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,testserver")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("YORIK_API_RATE", "1000000/min")
+# As the gunicorn run: no log line per MCP call (django_mcpz.calls logs at INFO).
+os.environ.setdefault("YORIK_LOG_LEVEL", "WARNING")
 from bench.django_setup import ROOT, setup
 
 setup()
@@ -566,6 +569,18 @@ class Skills:
         assert response.status_code == 200, response.content[:500]
         return response.content
 
+    def mcp(self, skill: str, inputs: Inputs) -> bytes:
+        body, headers = mcp_call(skill, inputs)
+        response = self.client.post(
+            "/mcp/",
+            body,
+            content_type="application/json",
+            headers={**headers, "Authorization": f"Bearer {self.token}"},
+        )
+        assert response.status_code == 200, response.content[:500]
+        assert response.json()["result"]["isError"] is False, response.content[:500]
+        return response.content
+
     def direct(self, skill: str, inputs: Inputs) -> bytes:
         found = get_skill(skill)
         serializer = found.input_serializer(data=inputs)
@@ -778,6 +793,101 @@ def run_question(
     return result
 
 
+# MCP beside REST: the same question through both doors.
+
+MCP_QUESTION = "find_person by name"
+# A difference of a millisecond or two needs many pairs: about this many
+# seconds of them per comparison.
+DOORS_SECONDS = 20.0
+MCP_VERSION = "2026-07-28"
+
+
+def mcp_call(skill: str, inputs: Inputs) -> tuple[dict[str, Any], dict[str, str]]:
+    """Return a tools/call message and its headers, as an MCP client sends them."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {
+            "name": skill,
+            "arguments": inputs,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MCP_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MCP_VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": skill,
+    }
+    return body, headers
+
+
+def measure_doors(
+    rest: Callable[[Inputs], Any],
+    mcp: Callable[[Inputs], Any],
+    inputs: list[Inputs],
+    reps: int,
+) -> dict[str, Timing]:
+    """Time the same calls through both doors in turn, each input REST then MCP.
+
+    Taken in pairs, a change of load on the machine hits both doors alike;
+    `added` holds each pair's difference, MCP minus REST. Pairs are taken for
+    DOORS_SECONDS, at least `reps` of them.
+    """
+    for index in range(WARMUP):
+        rest(inputs[index % len(inputs)])
+        mcp(inputs[index % len(inputs)])
+    timings = {"rest": Timing(), "mcp": Timing(), "added": Timing()}
+    deadline = time.perf_counter() + DOORS_SECONDS
+    index = 0
+    while index < max(reps, MIN_REPS) or time.perf_counter() < deadline:
+        one = inputs[index % len(inputs)]
+        index += 1
+        pair = []
+        for call in (rest, mcp):
+            started = time.perf_counter()
+            call(one)
+            pair.append((time.perf_counter() - started) * 1000)
+        timings["rest"].samples.append(pair[0])
+        timings["mcp"].samples.append(pair[1])
+        timings["added"].samples.append(pair[1] - pair[0])
+    return timings
+
+
+def mcp_beside_rest(
+    question: Question, skills: Skills, http: "HttpClient | None", reps: int
+) -> dict[str, Any]:
+    """Time the question's calls over MCP and over REST, in process and over HTTP."""
+    skill, inputs = question.skill, question.inputs
+    timings = measure_doors(
+        lambda one: skills.api(skill, one),
+        lambda one: skills.mcp(skill, one),
+        inputs,
+        reps,
+    )
+    if http is not None:
+        over_http = measure_doors(
+            lambda one: http.call(skill, one, skills.token),
+            lambda one: http.mcp(skill, one, skills.token),
+            inputs,
+            reps,
+        )
+        timings |= {f"{door}_http": timing for door, timing in over_http.items()}
+    return {
+        "question": question.key,
+        "calls": len(timings["rest"].samples),
+        "bytes": {
+            "rest": round(mean(len(skills.api(skill, one)) for one in inputs)),
+            "mcp": round(mean(len(skills.mcp(skill, one)) for one in inputs)),
+        },
+        **{key: timing.as_dict() for key, timing in timings.items()},
+    }
+
+
 # HTTP through gunicorn.
 
 
@@ -794,6 +904,18 @@ class HttpClient:
             timeout=120,
         )
         assert response.status_code == 200, response.text[:500]
+        return response.content
+
+    def mcp(self, skill: str, inputs: Inputs, token: str) -> bytes:
+        body, headers = mcp_call(skill, inputs)
+        response = self.session.post(
+            f"{self.base}/mcp/",
+            json=body,
+            headers={**headers, "Authorization": f"Bearer {token}"},
+            timeout=120,
+        )
+        assert response.status_code == 200, response.text[:500]
+        assert response.json()["result"]["isError"] is False, response.text[:500]
         return response.content
 
 
@@ -974,6 +1096,8 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {', '.join(explain['indexes']) or '-'} | {explain['verdict']} "
             f"| {explain['execution_ms']} |"
         )
+    if report.get("mcp"):
+        lines += mcp_markdown(report["mcp"])
     lines.append("")
     lines.append(
         "A 2-letter term has no trigram, so no trigram index can serve it: the "
@@ -986,6 +1110,45 @@ def markdown(report: dict[str, Any]) -> str:
 
         lines += ["", *people.markdown(report["people_search_at_scale"])]
     return "\n".join(lines) + "\n"
+
+
+def mcp_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    """Return the MCP-beside-REST table: the same calls through both doors."""
+    lines = [
+        "",
+        "## MCP beside REST",
+        "",
+        "Milliseconds, p50 / p95. The same `find_person` calls as `POST /mcp/` "
+        "(a 2026-07-28 `tools/call`) and as `POST /api/skills/find_person/call/`, "
+        "taken in pairs (each input through REST, then MCP) so that changes of "
+        "load hit both; added: the p50 / p95 of each pair's difference, MCP "
+        "minus REST. An MCP answer holds the answer twice (text and "
+        "structuredContent), and the card's link once more.",
+        "",
+        "| size | calls | REST HTTP | MCP HTTP | added | REST in-process "
+        "| MCP in-process | added | mean bytes REST / MCP |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def pair(timing: dict[str, float]) -> str:
+        return f"{fmt(timing['p50_ms'])} / {fmt(timing['p95_ms'])}"
+
+    def added(timing: dict[str, float]) -> str:
+        return f"{timing['p50_ms']:+.1f} / {timing['p95_ms']:+.1f}"
+
+    for row in rows:
+        http = "- | - | -"
+        if "mcp_http" in row:
+            http = (
+                f"{pair(row['rest_http'])} | {pair(row['mcp_http'])} "
+                f"| {added(row['added_http'])}"
+            )
+        lines.append(
+            f"| {row['size']} | {row['calls']} | {http} | {pair(row['rest'])} "
+            f"| {pair(row['mcp'])} | {added(row['added'])} "
+            f"| {row['bytes']['rest']:,} / {row['bytes']['mcp']:,} |"
+        )
+    return lines
 
 
 def chart(report: dict[str, Any], path: Path) -> None:
@@ -1054,7 +1217,12 @@ def main() -> None:
     args = parser.parse_args()
     labels = ["1k"] if args.quick else args.sizes.split(",")
     reps = 10 if args.quick else args.reps
-    report: dict[str, Any] = {"machine": machine(), "sizes": {}, "results": []}
+    report: dict[str, Any] = {
+        "machine": machine(),
+        "sizes": {},
+        "results": [],
+        "mcp": [],
+    }
     households = {}
     for label in labels:
         print(f"data {label} …", flush=True)
@@ -1078,6 +1246,9 @@ def main() -> None:
                     if key in result:
                         result[key] = result[key].as_dict()
                 report["results"].append(result)
+                if question.key == MCP_QUESTION and not result["slow"]:
+                    beside = mcp_beside_rest(question, skills, http, reps)
+                    report["mcp"].append({"size": label, **beside})
                 print(
                     f"{label} {question.key}: ours p95 {result['ours']['p95_ms']} ms, "
                     f"{result['explain']['verdict']} "

@@ -21,6 +21,11 @@ class MemberCaller:
     is_authenticated = True
 
     @property
+    def pk(self) -> int:
+        """The membership's id: one caller per person and household."""
+        return self.membership.pk
+
+    @property
     def profile(self) -> UserProfile:
         return self.membership.profile
 

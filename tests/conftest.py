@@ -1,4 +1,7 @@
+import json
+
 import pytest
+from django.test import Client
 
 from tests.builders import build_household, build_member
 
@@ -62,3 +65,73 @@ def api_as(client):
 @pytest.fixture
 def api(api_as, admin_membership):
     return api_as(admin_membership)
+
+
+MCP_VERSION = "2026-07-28"
+
+
+class McpClient:
+    """Speaks MCP to /mcp/ in-process, through Django's test client.
+
+    tests/yorik/test_mcp.py drives the official SDK against a live server;
+    this client is for matrices, where a live server per case would be slow.
+    It sends what a 2026-07-28 client sends: protocol headers and _meta.
+    """
+
+    def __init__(self, token: str | None = None, **headers: str) -> None:
+        if token is not None:
+            headers.setdefault("HTTP_AUTHORIZATION", f"Bearer {token}")
+        self.client = Client(**headers)
+
+    def post(self, method: str, params: dict | None = None, **extra: str):
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": MCP_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        headers = {"HTTP_MCP_PROTOCOL_VERSION": MCP_VERSION, "HTTP_MCP_METHOD": method}
+        if method == "tools/call":
+            headers["HTTP_MCP_NAME"] = params["name"]
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": method,
+            "params": {**(params or {}), "_meta": meta},
+        }
+        return self.client.post(
+            "/mcp/",
+            body,
+            content_type="application/json",
+            HTTP_ACCEPT="application/json, text/event-stream",
+            **{**headers, **extra},
+        )
+
+    def tools(self) -> list[dict]:
+        response = self.post("tools/list")
+        assert response.status_code == 200, response.content
+        return response.json()["result"]["tools"]
+
+    def call(self, name: str, arguments: dict) -> dict:
+        """Return the tool result of a call (isError or not)."""
+        response = self.post("tools/call", {"name": name, "arguments": arguments})
+        assert response.status_code == 200, response.content
+        assert "result" in response.json(), response.content
+        return response.json()["result"]
+
+
+def mcp_error(result: dict) -> dict:
+    """Return the REST-shaped error an isError tool result carries as its text."""
+    assert result["isError"] is True, result
+    return json.loads(result["content"][0]["text"])["error"]
+
+
+@pytest.fixture
+def mcp_as(db):
+    """Return a function that gives an MCP client acting as a membership."""
+
+    def as_member(membership):
+        from yorik.tokens import issue_token
+
+        _, token = issue_token(profile=membership.profile)
+        return McpClient(token)
+
+    return as_member

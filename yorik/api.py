@@ -3,6 +3,7 @@
 from typing import Any
 from uuid import UUID
 
+from django.http import HttpRequest
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
@@ -46,7 +47,7 @@ class AgentApiView(APIView):
     throttle_scope = "skills"
 
 
-def allowed_skill(request: Request, name: str) -> Skill:
+def allowed_skill(request: Request | HttpRequest, name: str) -> Skill:
     """Return the named skill if the caller's tier may call it, else raise."""
     found = get_skill(name)
     if found is None:
@@ -134,18 +135,29 @@ class SkillCallView(AgentApiView):
 
     def post(self, request: Request, name: str | None = None) -> Response:
         found = allowed_skill(request, self.skill_name or name or "")
-        if not isinstance(request.data, dict):
-            raise exceptions.ValidationError(
-                {"": ["The body must be a JSON object of the skill's inputs."]}
-            )
-        inputs = found.input_serializer(data=request.data)
-        inputs.is_valid(raise_exception=True)
-        answer = found.run(request.user, **inputs.validated_data)
-        return Response(answer_data(request, answer, found.output_serializer))
+        return Response(call_skill(request, found, request.data))
+
+
+def call_skill(
+    request: Request | HttpRequest, found: Skill, inputs: Any
+) -> dict[str, Any]:
+    """Validate the inputs, run the skill and return its answer as written out.
+
+    REST and MCP both call skills through here, so they validate, answer and
+    store cards alike; the caller's tier is checked before (allowed_skill).
+    """
+    if not isinstance(inputs, dict):
+        raise exceptions.ValidationError(
+            {"": ["The body must be a JSON object of the skill's inputs."]}
+        )
+    serializer = found.input_serializer(data=inputs)
+    serializer.is_valid(raise_exception=True)
+    answer = found.run(request.user, **serializer.validated_data)
+    return answer_data(request, answer, found.output_serializer)
 
 
 def answer_data(
-    request: Request, answer: Answer, output: type[serializers.Serializer]
+    request: Request | HttpRequest, answer: Answer, output: type[serializers.Serializer]
 ) -> dict[str, Any]:
     """Return a skill's answer written by its output serializer, with its card.
 

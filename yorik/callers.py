@@ -15,6 +15,10 @@ class Caller(Protocol):
     is_authenticated: bool
 
     @property
+    def pk(self) -> object:
+        """An id that stays this caller's: libraries key per-user state by it."""
+
+    @property
     def tier(self) -> str:
         """The skill permission tier: admin, member or restricted."""
 

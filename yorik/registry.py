@@ -28,6 +28,23 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class ToolAnnotations:
+    """What a skill does to the world, as MCP's tool annotations tell clients.
+
+    The defaults describe a read-only skill; a skill that writes declares its
+    own, so clients can ask before calling it.
+    """
+
+    read_only: bool = True
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False
+
+
+READ_ONLY = ToolAnnotations()
+
+
+@dataclass(frozen=True)
 class Skill:
     name: str
     description: str
@@ -39,6 +56,12 @@ class Skill:
     permissions: tuple[str, ...]
     side_effects: str
     tags: tuple[str, ...] = field(default=())
+    annotations: ToolAnnotations = READ_ONLY
+
+    @property
+    def title(self) -> str:
+        """Return the name as a person reads it: find_person is "Find person"."""
+        return self.name.replace("_", " ").capitalize()
 
     def manifest(self) -> dict[str, Any]:
         """Return the manifest, its inputs and outputs read off the serializers."""
@@ -59,6 +82,10 @@ class Skill:
     def parameters(self) -> dict[str, Any]:
         """Return the JSON Schema of the inputs, for function-calling tools."""
         return serializer_schema(self.input_serializer())
+
+    def output_schema(self) -> dict[str, Any]:
+        """Return the JSON Schema of the answer, as the output serializer writes it."""
+        return serializer_schema(self.output_serializer())
 
     def tool(self, flavor: str) -> dict[str, Any]:
         """Return the skill as a function-calling tool of the given vendor."""
@@ -102,6 +129,7 @@ def skill(
     permissions: list[str],
     side_effects: str,
     tags: list[str],
+    annotations: ToolAnnotations = READ_ONLY,
 ) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
     """Register the decorated function as a skill called with (caller, **inputs)."""
 
@@ -119,6 +147,7 @@ def skill(
             permissions=tuple(permissions),
             side_effects=side_effects,
             tags=tuple(tags),
+            annotations=annotations,
         )
         manifests_for_tier.cache_clear()
         tools_for_tier.cache_clear()

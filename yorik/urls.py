@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.permissions import AllowAny
 
-from yorik import api, views
+from yorik import api, mcp, views
 from yorik.registry import all_skills
 
 handler404 = "yorik.errors.page_not_found"
@@ -24,6 +24,12 @@ urlpatterns = [
             authentication_classes=[], permission_classes=[AllowAny]
         ),
         name="schema",
+    ),
+    path("mcp/", mcp.build_server(all_skills()), name="mcp"),
+    path(
+        ".well-known/oauth-protected-resource",
+        mcp.protected_resource_metadata,
+        name="oauth-protected-resource",
     ),
     path("", include("people_search.urls")),
     path("", include("household.urls")),

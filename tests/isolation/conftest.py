@@ -5,6 +5,7 @@ from django.db import transaction
 from django.test import Client, override_settings
 
 from household.models import Membership
+from tests.conftest import McpClient
 from tests.isolation.world import World, build_world
 
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -48,6 +49,12 @@ class Api:
 def api_of(db, world) -> Callable[[str, str], Api]:
     """Return an API client of the household ('a' or 'b') member of a role."""
     return lambda side, role: Api(getattr(world, side).tokens[role])
+
+
+@pytest.fixture
+def mcp_of(db, world) -> Callable[[str, str], McpClient]:
+    """Return an MCP client of the household ('a' or 'b') member of a role."""
+    return lambda side, role: McpClient(getattr(world, side).tokens[role])
 
 
 @pytest.fixture

@@ -18,6 +18,9 @@ PUBLIC_ROUTES = {
     "accounts/login/": "The login form: it shows no household data before a login.",
     "accounts/logout/": "Ends the visitor's own session and shows nothing.",
     "api/schema/": "The OpenAPI schema describes the API's shapes, never its rows.",
+    ".well-known/oauth-protected-resource": (
+        "RFC 9728 metadata: where the MCP endpoint is and how to send a token."
+    ),
 }
 
 

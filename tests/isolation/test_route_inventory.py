@@ -16,6 +16,7 @@ from tests.isolation import (
     test_admin,
     test_cross_household,
     test_hostile_text,
+    test_mcp,
     test_pages,
     test_tiers,
     test_tokens,
@@ -88,6 +89,16 @@ COVERED_BY: dict[str, list[Callable[..., None]]] = {
     "api/skills/<str:name>/": [
         *API_AUTH,
         test_tiers.test_manifest_is_readable_exactly_for_the_manifests_tiers,
+    ],
+    # Every skill as an MCP tool: the REST matrices, sent through /mcp/.
+    "mcp/": [
+        test_mcp.test_bad_authorization_is_401_on_mcp,
+        test_mcp.test_a_logged_in_session_is_no_mcp_credential,
+        test_mcp.test_tools_list_holds_exactly_the_tiers_skills,
+        test_mcp.test_tool_call_is_allowed_exactly_for_the_tiers,
+        test_mcp.test_tool_queries_for_bs_data_find_nothing,
+        test_mcp.test_ranked_picks_of_bs_contacts_are_dropped_from_the_tools_card,
+        test_mcp.test_bs_ids_answer_exactly_as_missing_ids_do,
     ],
     # Names without a route of their own: unknown skills, refused or 404.
     "api/skills/<str:name>/call/": API_AUTH,
@@ -175,6 +186,19 @@ def test_logging_out_shows_nothing_and_takes_no_get(world, browser_of):
 
     assert browser.get("/accounts/logout/").status_code == 405
     response = browser.post("/accounts/logout/", follow=True)
+    assert not shows_b(response.content.decode())
+
+
+@pytest.mark.django_db
+def test_the_protected_resource_metadata_holds_no_household_data(world):
+    response = Client().get("/.well-known/oauth-protected-resource")
+
+    assert response.status_code == 200
+    assert set(response.json()) == {
+        "resource",
+        "bearer_methods_supported",
+        "resource_name",
+    }
     assert not shows_b(response.content.decode())
 
 
