@@ -4,7 +4,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import F, QuerySet
+from django.db.models import CharField, F, QuerySet, Value
 
 from contacts.models import (
     DEFAULT_CONTACT_STATUSES,
@@ -13,7 +13,8 @@ from contacts.models import (
     ContactStatus,
 )
 from household.models import Household
-from people_search.engine.matching import Query, matches, name_rank
+from people_search.engine.matching import MatchColumns, Reason, Tier, rank_matches
+from people_search.engine.query import Query
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -22,6 +23,9 @@ PICKER_ROWS = 5
 def statuses_for(status: str) -> tuple[str, ...]:
     """Return the contact statuses a filter means: 'any' is active and pending."""
     return tuple(DEFAULT_CONTACT_STATUSES) if status == "any" else (status,)
+
+
+CONTACT_COLUMNS = MatchColumns(phone_digits="phone_digits", concepts="concepts")
 
 
 def browse_contacts(
@@ -34,9 +38,10 @@ def browse_contacts(
 ) -> QuerySet[Contact]:
     """Return the household's contacts of the statuses and kind, best match first.
 
-    With a query, only the contacts the matching engine finds; `channel` is a
-    (kind, normalised value) pair answered from its index. Rows carry their
-    `rank` and sort by it, then by `sort_name`, the folded display name (so
+    With a query, only the contacts the matching engine finds, ordered by
+    how strongly they match; `channel` is a (kind, normalised value) pair
+    answered from its index. Rows carry their `match_tier` and `match_reason`
+    and sort by the tier, then by `sort_name`, the folded display name (so
     "Ärztehaus" sorts with "A").
     """
     contacts = Contact.objects.filter(household=household, status__in=statuses)
@@ -50,8 +55,15 @@ def browse_contacts(
             ).values("contact_id")
         )
     if query and not query.is_empty:
-        contacts = contacts.filter(matches(query, phone_field="phone_digits"))
-    return contacts.annotate(rank=name_rank(query)).order_by("rank", "sort_name", "pk")
+        contacts = rank_matches(contacts, query=query, columns=CONTACT_COLUMNS)
+    else:
+        contacts = contacts.annotate(
+            match_tier=Value(int(Tier.EXACT)),
+            match_reason=Value(
+                str(Reason.CHANNEL) if channel else None, output_field=CharField()
+            ),
+        )
+    return contacts.order_by("match_tier", "sort_name", "pk")
 
 
 def list_address_book(

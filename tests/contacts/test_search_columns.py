@@ -47,5 +47,7 @@ def test_a_business_with_only_its_name_searches_by_that_name():
     assert columns(display_name="Zahnärzte am Markt") == {
         "sort_name": "zahnarzte am markt",
         "search_text": "zahnarzte am markt",
+        "match_text": "|n zahnarzte am markt |",
+        "concepts": [],
         "phone_digits": "",
     }

@@ -191,7 +191,7 @@ def test_similar_names_come_after_literal_matches(api, household):
 
 @pytest.mark.parametrize(
     ("stored", "typed"),
-    [("Schmidt", "Schmitt"), ("Cohen", "Kohen"), ("John", "Jon"), ("Müller", "Mueler")],
+    [("Schmidt", "Schmitt"), ("Cohen", "Kohen"), ("Müller", "Mueler")],
 )
 def test_spelling_variants_are_similar_names(api, household, stored, typed):
     build_lead(household, "Kim", last_name=stored)
