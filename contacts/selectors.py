@@ -13,7 +13,13 @@ from contacts.models import (
     ContactStatus,
 )
 from household.models import Household
-from people_search.engine.matching import MatchColumns, Reason, Tier, rank_matches
+from people_search.engine.matching import (
+    MatchColumns,
+    Reason,
+    Tier,
+    find_matches,
+    without_weak_matches,
+)
 from people_search.engine.query import Query
 
 MAX_PICKS = 10
@@ -28,7 +34,7 @@ def statuses_for(status: str) -> tuple[str, ...]:
 CONTACT_COLUMNS = MatchColumns(phone_digits="phone_digits", concepts="concepts")
 
 
-def browse_contacts(
+def match_contacts(
     *,
     household: Household,
     query: Query | None = None,
@@ -36,13 +42,13 @@ def browse_contacts(
     kind: str | None = None,
     channel: tuple[str, str] | None = None,
 ) -> QuerySet[Contact]:
-    """Return the household's contacts of the statuses and kind, best match first.
+    """Return every contact of the statuses and kind the query matches, best first.
 
-    With a query, only the contacts the matching engine finds, ordered by
-    how strongly they match; `channel` is a (kind, normalised value) pair
-    answered from its index. Rows carry their `match_tier` and `match_reason`
-    and sort by the tier, then by `sort_name`, the folded display name (so
-    "Ärztehaus" sorts with "A").
+    Rows carry their `match_tier` and `match_reason` and sort by the tier,
+    then by `sort_name`, the folded display name (so "Ärztehaus" sorts with
+    "A"). Those matching only inside a word are still here: `browse_contacts`
+    leaves them out. `channel` is a (kind, normalised value) pair answered
+    from its index.
     """
     contacts = Contact.objects.filter(household=household, status__in=statuses)
     if kind:
@@ -55,7 +61,7 @@ def browse_contacts(
             ).values("contact_id")
         )
     if query and not query.is_empty:
-        contacts = rank_matches(contacts, query=query, columns=CONTACT_COLUMNS)
+        contacts = find_matches(contacts, query=query, columns=CONTACT_COLUMNS)
     else:
         contacts = contacts.annotate(
             match_tier=Value(int(Tier.EXACT)),
@@ -64,6 +70,28 @@ def browse_contacts(
             ),
         )
     return contacts.order_by("match_tier", "sort_name", "pk")
+
+
+def browse_contacts(
+    *,
+    household: Household,
+    query: Query | None = None,
+    statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
+    kind: str | None = None,
+    channel: tuple[str, str] | None = None,
+) -> QuerySet[Contact]:
+    """Return the household's contacts of the statuses and kind, best match first.
+
+    With a query, only the contacts the matching engine finds, as
+    `match_contacts` orders them, without those that match only inside a
+    word while others match more strongly.
+    """
+    contacts = match_contacts(
+        household=household, query=query, statuses=statuses, kind=kind, channel=channel
+    )
+    if query and not query.is_empty:
+        contacts = without_weak_matches(contacts)
+    return contacts
 
 
 def list_address_book(

@@ -9,16 +9,18 @@ from django.db.models import Case, CharField, F, QuerySet, Value, When
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
-from contacts.selectors import browse_contacts
+from contacts.selectors import match_contacts
 from household.models import Household, LeadAccess, Membership
 from household.selectors import PERSON_COLUMNS, visible_leads
 from people_search.engine.matching import (
     MatchColumns,
     Reason,
     Tier,
+    find_matches,
     match_counts,
     rank_matches,
     returned_count,
+    strongest_rows,
 )
 from people_search.engine.models import Subject
 from people_search.engine.query import Query, parse_query
@@ -51,7 +53,11 @@ class Found:
 def _found(
     queryset: QuerySet, *, limit: int, to_row: Callable[[dict[str, Any]], dict]
 ) -> Found:
-    """Evaluate a ranked query with sort_key and match_counts in one SELECT."""
+    """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
+
+    Its LIMIT reaches the database, so the rows' channels and addresses are
+    read for the first rows only; the weak matches give way here.
+    """
     values = list(queryset[:limit])
     if not values:
         return Found(matches=[], count=0)
@@ -61,7 +67,7 @@ def _found(
             Match(
                 tier=value["match_tier"], sort_name=value["sort_key"], row=to_row(value)
             )
-            for value in values
+            for value in strongest_rows(values)
         ],
         count=returned_count(total=first["match_total"], strong=first["match_strong"]),
         best_tier=first["match_tier"],
@@ -113,7 +119,7 @@ def find_contacts(
 
     `channel` is a (kind, normalised value) pair, answered from its index.
     """
-    contacts = browse_contacts(
+    contacts = match_contacts(
         household=household,
         query=query,
         statuses=statuses,
@@ -248,7 +254,7 @@ def find_household_people(
     if role:
         memberships = memberships.filter(role=role)
     if query and not query.is_empty:
-        memberships = rank_matches(memberships, query=query, columns=MEMBER_COLUMNS)
+        memberships = find_matches(memberships, query=query, columns=MEMBER_COLUMNS)
     else:
         memberships = memberships.annotate(
             match_tier=Value(int(Tier.EXACT)),

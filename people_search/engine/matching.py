@@ -25,14 +25,15 @@ The tiers read columns that every write derives, never folding while a query
 waits: the folded `search_text` (trigram indexed, the WHERE), a `match_text`
 of the row's words by field (see `match_document`), and for contacts a
 `concepts` array (GIN indexed) of the concepts their relation and aliases
-name (see `concept_tokens`).
+name (see `concept_tokens`). The tiers are LIKEs on the matched rows only.
 """
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from functools import reduce
 from operator import and_, or_
+from typing import Any
 
 from django.db.models import (
     Case,
@@ -79,12 +80,14 @@ class Reason(StrEnum):
     SIMILAR_NAME = "similar_name"
 
 
-# The fields of a match document, each a segment "|<tag> word word " so that
-# every word follows a space and a segment ends at the next "|": names (n),
-# aliases (a), the relation (r) and emails (e). Folded words are letters and
-# digits only, so "|" is never part of one, and a pattern anchored at "|<tag>"
-# never mistakes a tag for a word.
-_NAME, _ALIAS, _RELATION, _EMAIL = "n", "a", "r", "e"
+# The fields of a match document. Each segment is "|" then the field's
+# separator before, between and after its words: names " anna becker ",
+# aliases "~oma~gisela~", the relation "=grossmutter=", emails
+# "@anna@example@org@". Folded words are letters and digits only, so a
+# separator says which field a word is in, and every test of a tier is a
+# LIKE: "% gis" starts a word of a name, "~oma~" is a whole alias word,
+# "|~oma~|" a whole alias.
+_NAME, _ALIAS, _RELATION, _EMAIL = " ", "~", "=", "@"
 _RELATION_CONCEPT = "relation:"
 _ALIAS_CONCEPT = "alias:"
 
@@ -97,20 +100,24 @@ def match_document(
     emails: Iterable[str] = (),
 ) -> str:
     """Return the words of a row's names, aliases, relation and emails by field."""
-    segments = [
+    fields = [
         *((_NAME, text) for text in names),
         *((_ALIAS, text) for text in aliases),
         (_RELATION, relation),
         *((_EMAIL, text) for text in emails),
     ]
-    parts = list(
+    segments = list(
         dict.fromkeys(
-            f"|{tag} {' '.join(words)} "
-            for tag, text in segments
+            _segment(separator, words)
+            for separator, text in fields
             if (words := fold_words(text or ""))
         )
     )
-    return "".join(parts) + "|" if parts else ""
+    return f"|{'|'.join(segments)}|" if segments else ""
+
+
+def _segment(separator: str, words: Sequence[str]) -> str:
+    return f"{separator}{separator.join(words)}{separator}"
 
 
 def concept_tokens(*, relation: str, aliases: Iterable[str]) -> list[str]:
@@ -165,51 +172,57 @@ def matches(query: Query, *, columns: MatchColumns) -> Q:
     return condition
 
 
-def rank_matches(
+def find_matches(
     queryset: QuerySet,
     *,
     query: Query,
     columns: MatchColumns,
     similar_ids: Collection[int] = (),
 ) -> QuerySet:
-    """Return the rows the query matches, with `match_tier` and `match_reason`.
+    """Return every row the query matches, with `match_tier` and `match_reason`.
 
-    Rows that match only inside a word are left out while any row matches
-    more strongly. Rows among `similar_ids` (the similar-name lane's) are
-    found too, as Tier.SIMILAR unless they match at a word start. Callers
-    order by `match_tier` and their own name column.
+    Rows among `similar_ids` (the similar-name lane's) are found too, as
+    Tier.SIMILAR unless they match at a word start. Callers order by
+    `match_tier` and their own name column, and leave out rows that match only
+    inside a word while stronger ones exist: `without_weak_matches` in SQL, or
+    `strongest_rows` on the first rows of a limited query.
     """
     literal = matches(query, columns=columns)
     tier = match_tier(query, columns=columns)
     reason = match_reason(query, columns=columns)
-    if similar_ids:
-        similar = Q(pk__in=list(similar_ids))
-        queryset = queryset.filter(literal | similar).annotate(
-            literal_tier=Case(
-                When(literal, then=tier),
-                default=Value(int(Tier.SIMILAR)),
-                output_field=IntegerField(),
-            ),
+    if not similar_ids:
+        return queryset.filter(literal).annotate(match_tier=tier, match_reason=reason)
+    similar = Q(pk__in=list(similar_ids))
+    queryset = queryset.filter(literal | similar).annotate(
+        literal_tier=Case(
+            When(literal, then=tier),
+            default=Value(int(Tier.SIMILAR)),
+            output_field=IntegerField(),
+        ),
+    )
+    # A similar name says more than a term found inside a word.
+    return queryset.annotate(
+        match_tier=Case(
+            When(literal_tier__lt=Tier.INSIDE, then=F("literal_tier")),
+            When(similar, then=Value(int(Tier.SIMILAR))),
+            default=F("literal_tier"),
+            output_field=IntegerField(),
         )
-        # A similar name says more than a term found inside a word.
-        queryset = queryset.annotate(
-            match_tier=Case(
-                When(literal_tier__lt=Tier.INSIDE, then=F("literal_tier")),
-                When(similar, then=Value(int(Tier.SIMILAR))),
-                default=F("literal_tier"),
-                output_field=IntegerField(),
-            )
-        ).annotate(
-            match_reason=Case(
-                When(match_tier=Tier.SIMILAR, then=Value(str(Reason.SIMILAR_NAME))),
-                default=reason,
-                output_field=CharField(),
-            ),
-        )
-    else:
-        queryset = queryset.filter(literal).annotate(
-            match_tier=tier, match_reason=reason
-        )
+    ).annotate(
+        match_reason=Case(
+            When(match_tier=Tier.SIMILAR, then=Value(str(Reason.SIMILAR_NAME))),
+            default=reason,
+            output_field=CharField(),
+        ),
+    )
+
+
+def without_weak_matches(queryset: QuerySet) -> QuerySet:
+    """Leave out rows that match only inside a word while any row matches more
+    strongly; similar names stay.
+
+    Still one SELECT: the strongest tier is a window over every match.
+    """
     strongest = Window(Min("match_tier"))
     return queryset.filter(
         Q(match_tier__lte=Greatest(strongest, Value(int(Tier.OTHER))))
@@ -217,8 +230,36 @@ def rank_matches(
     )
 
 
+def rank_matches(
+    queryset: QuerySet,
+    *,
+    query: Query,
+    columns: MatchColumns,
+    similar_ids: Collection[int] = (),
+) -> QuerySet:
+    """Return the rows the query matches as every surface lists them.
+
+    Those of `find_matches`, without the weak ones (`without_weak_matches`).
+    """
+    return without_weak_matches(
+        find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
+    )
+
+
+def strongest_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Return the first rows of a query ordered by `match_tier`, without those
+    that match only inside a word unless they are all there is.
+
+    The SQL-free twin of `without_weak_matches`, for a query whose LIMIT
+    should reach the database.
+    """
+    if rows and rows[0]["match_tier"] < Tier.INSIDE:
+        return [row for row in rows if row["match_tier"] != Tier.INSIDE]
+    return list(rows)
+
+
 def match_counts() -> dict[str, Window]:
-    """Return window annotations counting a ranked query's rows, in the same SELECT.
+    """Return window annotations counting `find_matches` rows, in the same SELECT.
 
     `match_total` counts every row the query matches, `match_strong` those
     not only inside a word, `match_best` the rows of the row's own tier; on
@@ -232,7 +273,8 @@ def match_counts() -> dict[str, Window]:
 
 
 def returned_count(*, total: int, strong: int) -> int:
-    """Return how many rows a ranked query returns, from its `match_counts`."""
+    """Return how many rows are found once the weak ones give way, from the
+    `match_counts` of a `find_matches` query."""
     return strong or total
 
 
@@ -352,19 +394,31 @@ class _Conditions:
             return None
         return Q(**{f"{self.columns.phone_digits}__contains": self.query.phone_digits})
 
-    def exact(self, tag: str) -> Q:
+    def exact(self, field: str) -> Q:
+        """Return that a whole segment of the field is the query."""
         return _any(
-            Q(**{f"{self.columns.match_text}__contains": f"|{tag} {phrase} |"})
+            self._contains(f"|{_segment(field, phrase.split())}|")
             for phrase in self.query.exact_phrases
         )
 
-    def starts(self, term: Term, tags: str) -> Q:
-        """Return that the term starts a word in a segment of these fields."""
-        return self._in_segment(tags, f" {term.phrase}")
+    def starts(self, term: Term, fields: str) -> Q:
+        """Return that the term starts a word of one of these fields."""
+        return _any(self._contains(field + field.join(term.words)) for field in fields)
 
-    def inside(self, term: Term, tags: str) -> Q:
+    def inside(self, term: Term, fields: str) -> Q:
         """Return that the term appears anywhere in a segment of these fields."""
-        return self._in_segment(tags, term.phrase)
+        # Folded words are letters and digits only: no regular-expression
+        # operator comes from the term.
+        return _any(
+            Q(
+                **{
+                    f"{self.columns.match_text}__regex": (
+                        rf"\|{field}[^|]*{field.join(term.words)}"
+                    )
+                }
+            )
+            for field in fields
+        )
 
     def concept(self, term: Term, field: str | None = None) -> Q | None:
         """Return that the row's relation or an alias names the term's concept."""
@@ -383,16 +437,19 @@ class _Conditions:
             return None
         conditions = []
         for nickname in term.nicknames:
-            condition = self._in_segment(_NAME + _ALIAS, f" {nickname} ")
+            condition = self._contains(f"{_NAME}{nickname}{_NAME}") | self._contains(
+                f"{_ALIAS}{nickname}{_ALIAS}"
+            )
             if narrowed:
-                condition &= Q(**{f"{self.columns.search_text}__contains": nickname})
+                # First: most rows fail this one LIKE, which an index serves.
+                condition = (
+                    Q(**{f"{self.columns.search_text}__contains": nickname}) & condition
+                )
             conditions.append(condition)
         return _any(conditions)
 
-    def _in_segment(self, tags: str, pattern: str) -> Q:
-        # Folded words are letters and digits only: nothing in `pattern` is a
-        # regular-expression operator.
-        return Q(**{f"{self.columns.match_text}__regex": rf"\|[{tags}][^|]*{pattern}"})
+    def _contains(self, text: str) -> Q:
+        return Q(**{f"{self.columns.match_text}__contains": text})
 
 
 def _all(conditions: Iterable[Q]) -> Q:
