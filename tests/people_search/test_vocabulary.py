@@ -9,7 +9,10 @@ from people_search.engine.vocabulary import VOCABULARY, concepts_named_by
 @pytest.mark.parametrize(
     ("words", "concept"),
     [
-        (["Oma", "Omi", "Großmutter", "grandma", "grandmother", "granny"], "grandmother"),
+        (
+            ["Oma", "Omi", "Großmutter", "grandma", "grandmother", "granny"],
+            "grandmother",
+        ),
         (["Opa", "Großvater", "grandpa", "grandfather"], "grandfather"),
         (["Mama", "Mutti", "Mutter", "mom", "mum", "mother"], "mother"),
         (["Papa", "Vater", "dad", "father"], "father"),
@@ -79,7 +82,7 @@ def test_mother_in_law_is_no_mother_and_schwiegermutter_no_mutter():
 def test_provider_categories_are_the_vocabularys_trade_concepts():
     providers = [concept for concept in VOCABULARY if concept.provider]
 
-    assert CATEGORIES == tuple(providers)
+    assert tuple(providers) == CATEGORIES
     assert concepts_named_by("Tierärztin (Bello)") == ("veterinary",)
 
 
