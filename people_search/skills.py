@@ -198,9 +198,10 @@ Pick `source` by what happens next, not by who the person seems to be:
   default): both, each row tagged with `source`, so decide when you use it.
 A contact id is never a valid attendee_user_ids value: the two tables' ids overlap.
 Always read `source` before reusing an `id`.
-When several candidates match, stop and ask the user instead of taking the first.
-Several contacts come with a picker card; for household rows, list role and name and
-ask.
+When `ambiguous` is true (several rows share the strongest match), stop and ask
+the user instead of taking the first; each row's `match` says why it was found.
+Contacts sharing the strongest match come with a picker card; for household rows,
+list role and name and ask.
 For a relational descriptor ("my friend", "der Klempner", "Oma") do not ask for a
 name in prose: first try find_person(query="<descriptor>", source="contacts"),
 which matches the relation field; with no hit, use list_contacts_for_picking's
