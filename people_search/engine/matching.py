@@ -2,8 +2,9 @@
 
 Every surface that finds people (find_person, people_search, search_anything,
 the contact pages, admin search) parses its query with `parse_query` and
-filters and ranks with `rank_matches`, so two surfaces never disagree about
-who matches or who comes first.
+filters and ranks with `rank_matches` (or `find_matches` and
+`strongest_rows` where its LIMIT should reach the database), so two surfaces
+never disagree about who matches or who comes first.
 
 A row matches when every term appears in its folded search text, names a
 concept of its relation or an alias, or is a nickname of a word of its names
@@ -17,9 +18,11 @@ concept of its relation or an alias, or is a nickname of a word of its names
 5. other: … or starts a word of the relation or an email, or the phone matches;
 6. inside: some term sits only inside a word ("oma" in "Thomas").
 
-A match inside a word is the weakest: such rows are returned only while no
-row matches at word starts, so partial typing ("omas" … "homas") still finds
-Thomas but "Oma" finds the grandmothers alone.
+A match inside a word is the weakest evidence: such rows are returned only
+while no row matches at a word start, so partial typing ("homas") still finds
+Thomas but "Oma" finds the grandmothers alone. As they never appear beside
+stronger rows, nothing ranks below them but similar names, whatever their
+number says.
 
 The tiers read columns that every write derives, never folding while a query
 waits: the folded `search_text` (trigram indexed, the WHERE), a `match_text`
