@@ -19,10 +19,12 @@ from contacts.models import (
     PaperlessCorrespondent,
     PaperlessDocument,
 )
+from contacts.selectors import CONTACT_COLUMNS
 from contacts.services import refresh_search_columns
 from contacts.vcard_import import ImportSummary, import_vcards
 from contacts.vcards import VCardTooLarge, check_vcard_size
 from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.admin_search import EngineSearchAdmin
 from household.models import Household
 
 # Skipped cards listed one by one after an import; the rest are counted.
@@ -83,7 +85,7 @@ class VCardImportForm(forms.Form):
 
 
 @admin.register(Contact)
-class ContactAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     change_list_template = "admin/contacts/contact/change_list.html"
     list_display = [
         "display_name",
@@ -94,14 +96,11 @@ class ContactAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         "updated_at",
     ]
     list_filter = ["kind", "status", "last_contacted_at"]
-    search_fields = [
-        "display_name",
-        "first_name",
-        "last_name",
-        "relation",
-        "aliases__name",
-        "channels__value",
-    ]
+    match_columns = CONTACT_COLUMNS
+    search_help_text = (
+        "Names, aliases, relations in German or English (Oma, grandma, der "
+        "Klempner), nicknames, emails or a phone number."
+    )
     fields = [
         "household",
         "display_name",

@@ -67,6 +67,10 @@ class Contact(models.Model):
     )
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
+    match_text = models.TextField(blank=True, editable=False)
+    concepts = ArrayField(
+        models.CharField(max_length=64), default=list, blank=True, editable=False
+    )
     phone_digits = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -99,6 +103,7 @@ class Contact(models.Model):
             trigram_index("phone_digits", "contact_phone_trgm"),
             models.Index(fields=["household", "status", "kind", "sort_name"]),
             GinIndex(fields=["tags"], name="contact_tags_gin"),
+            GinIndex(fields=["concepts"], name="contact_concepts_gin"),
         ]
 
     def __str__(self) -> str:

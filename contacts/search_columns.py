@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from typing import TypedDict
 
+from people_search.engine.matching import concept_tokens, match_document
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from people_search.engine.text import fold_name, search_document
 
@@ -12,6 +13,8 @@ class ContactColumns(TypedDict):
 
     sort_name: str
     search_text: str
+    match_text: str
+    concepts: list[str]
     phone_digits: str
 
 
@@ -26,17 +29,27 @@ def contact_columns(
     phones: Sequence[str],
     region: str,
 ) -> ContactColumns:
-    """Return a contact's folded sort name, search text and phone digits.
+    """Return a contact's folded sort name, search and match text, concepts and
+    phone digits.
 
-    `phones` are the E.164 values of its phone channels, read in the
-    household's `region`; `phone_digits` holds their national significant
-    digits, which a phone query looks for with or without its country code.
+    `concepts` are those its relation and aliases name ("Großmutter", "Oma"
+    → grandmother), so a query naming one finds it in any language. `phones`
+    are the E.164 values of its phone channels, read in the household's
+    `region`; `phone_digits` holds their national significant digits, which a
+    phone query looks for with or without its country code.
     """
     return ContactColumns(
         sort_name=fold_name(display_name),
         search_text=search_document(
             display_name, first_name, last_name, relation, *aliases, *emails
         ),
+        match_text=match_document(
+            names=[display_name, f"{first_name} {last_name}"],
+            aliases=aliases,
+            relation=relation,
+            emails=emails,
+        ),
+        concepts=concept_tokens(relation=relation, aliases=aliases),
         phone_digits=" ".join(_national_digits(phone, region) for phone in phones),
     )
 

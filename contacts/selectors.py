@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, F, QuerySet, Window
+from django.db.models import CharField, Count, F, QuerySet, Value, Window
 
 from contacts.models import (
     DEFAULT_CONTACT_STATUSES,
@@ -14,7 +14,14 @@ from contacts.models import (
     ContactStatus,
 )
 from household.models import Household
-from people_search.engine.matching import Query, matches, name_rank
+from people_search.engine.matching import (
+    MatchColumns,
+    Reason,
+    Tier,
+    find_matches,
+    without_weak_matches,
+)
+from people_search.engine.query import Query
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -25,7 +32,10 @@ def statuses_for(status: str) -> tuple[str, ...]:
     return tuple(DEFAULT_CONTACT_STATUSES) if status == "any" else (status,)
 
 
-def browse_contacts(
+CONTACT_COLUMNS = MatchColumns(phone_digits="phone_digits", concepts="concepts")
+
+
+def match_contacts(
     *,
     household: Household,
     query: Query | None = None,
@@ -33,12 +43,13 @@ def browse_contacts(
     kind: str | None = None,
     channel: tuple[str, str] | None = None,
 ) -> QuerySet[Contact]:
-    """Return the household's contacts of the statuses and kind, best match first.
+    """Return every contact of the statuses and kind the query matches, best first.
 
-    With a query, only the contacts the matching engine finds; `channel` is a
-    (kind, normalised value) pair answered from its index. Rows carry their
-    `rank` and sort by it, then by `sort_name`, the folded display name (so
-    "Ärztehaus" sorts with "A").
+    Rows carry their `match_tier` and `match_reason` and sort by the tier,
+    then by `sort_name`, the folded display name (so "Ärztehaus" sorts with
+    "A"). Those matching only inside a word are still here: `browse_contacts`
+    leaves them out. `channel` is a (kind, normalised value) pair answered
+    from its index.
     """
     contacts = Contact.objects.filter(household=household, status__in=statuses)
     if kind:
@@ -51,8 +62,37 @@ def browse_contacts(
             ).values("contact_id")
         )
     if query and not query.is_empty:
-        contacts = contacts.filter(matches(query, phone_field="phone_digits"))
-    return contacts.annotate(rank=name_rank(query)).order_by("rank", "sort_name", "pk")
+        contacts = find_matches(contacts, query=query, columns=CONTACT_COLUMNS)
+    else:
+        contacts = contacts.annotate(
+            match_tier=Value(int(Tier.EXACT)),
+            match_reason=Value(
+                str(Reason.CHANNEL) if channel else None, output_field=CharField()
+            ),
+        )
+    return contacts.order_by("match_tier", "sort_name", "pk")
+
+
+def browse_contacts(
+    *,
+    household: Household,
+    query: Query | None = None,
+    statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
+    kind: str | None = None,
+    channel: tuple[str, str] | None = None,
+) -> QuerySet[Contact]:
+    """Return the household's contacts of the statuses and kind, best match first.
+
+    With a query, only the contacts the matching engine finds, as
+    `match_contacts` orders them, without those that match only inside a
+    word while others match more strongly.
+    """
+    contacts = match_contacts(
+        household=household, query=query, statuses=statuses, kind=kind, channel=channel
+    )
+    if query and not query.is_empty:
+        contacts = without_weak_matches(contacts)
+    return contacts
 
 
 # A browse answer goes into a language model's context: past this many rows,

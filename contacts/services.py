@@ -17,7 +17,7 @@ from people_search.engine.models import Subject
 
 @transaction.atomic
 def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
-    """Recompute the sort name, search text and phone digits of the given contacts.
+    """Recompute the derived columns the matching engine reads of the given contacts.
 
     Every write of a contact, its aliases or its channels ends here, so the
     indexed columns the matching engine reads always describe the row.
@@ -42,7 +42,10 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
         )
         for name, value in columns.items():
             setattr(contact, name, value)
-    Contact.objects.bulk_update(contacts, ["sort_name", "search_text", "phone_digits"])
+    Contact.objects.bulk_update(
+        contacts,
+        ["sort_name", "search_text", "match_text", "concepts", "phone_digits"],
+    )
     by_household = sorted(contacts, key=lambda contact: contact.household_id)
     for household_id, group in groupby(by_household, key=lambda c: c.household_id):
         index_after_commit(

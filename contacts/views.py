@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from contacts.selectors import browse_contacts, find_contact, statuses_for
 from household.models import Household
 from household.selectors import membership_for_user
-from people_search.engine.matching import parse_query
+from people_search.engine.query import parse_query
 from yorik.views import personal_page, render_page
 
 PAGE_SIZE = 25

@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.admin_search import EngineSearchAdmin
 from household.models import (
     CalendarEvent,
     Household,
@@ -17,6 +18,7 @@ from household.models import (
     Membership,
     UserProfile,
 )
+from household.selectors import PERSON_COLUMNS
 from household.services import (
     fold_event_titles,
     index_profile_names,
@@ -101,7 +103,7 @@ class MembershipInline(HouseholdScopedAdmin, admin.StackedInline):
 
 
 @admin.register(UserProfile)
-class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+class UserProfileAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     list_display = [
         "username",
         "first_name",
@@ -117,7 +119,9 @@ class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         "memberships__status",
         ("deleted_at", admin.EmptyFieldListFilter),
     ]
-    search_fields = ["username", "first_name", "last_name", "email", "phone"]
+    match_columns = PERSON_COLUMNS
+    also_search_fields = ("username",)
+    search_help_text = "Names, nicknames, email, phone number or login name."
     list_select_related = ["user"]
     fields = [
         "household",
@@ -175,15 +179,12 @@ class UserProfileAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+class MembershipAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     list_display = ["profile", "role", "status", "lead_access", "created_at"]
     list_filter = ["role", "status", "lead_access"]
-    search_fields = [
-        "profile__username",
-        "profile__first_name",
-        "profile__last_name",
-        "profile__email",
-    ]
+    match_columns = PERSON_COLUMNS.under("profile")
+    also_search_fields = ("profile__username",)
+    search_help_text = "Names, nicknames, email, phone number or login name."
     list_select_related = ["profile"]
     ordering = ["profile__sort_name", "pk"]
     fields = ["household", "profile", "role", "status", "lead_access"]
@@ -200,7 +201,7 @@ class MembershipAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
 
 
 @admin.register(Lead)
-class LeadAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+class LeadAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     list_display = [
         "first_name",
         "last_name",
@@ -212,7 +213,8 @@ class LeadAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         "created_at",
     ]
     list_filter = ["status", "archived", ("owner", admin.RelatedOnlyFieldListFilter)]
-    search_fields = ["first_name", "last_name", "email", "phone"]
+    match_columns = PERSON_COLUMNS
+    search_help_text = "Names, nicknames, email or phone number."
     list_select_related = ["owner__profile"]
     fields = [
         "household",

@@ -110,6 +110,7 @@ class UserProfile(PhoneNormalizingModel):
     deleted_at = models.DateTimeField(null=True, blank=True)
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
+    match_text = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -273,6 +274,7 @@ class Lead(PhoneNormalizingModel):
     )
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
+    match_text = models.TextField(blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -15,6 +15,10 @@ from household.models import (
     Role,
     UserProfile,
 )
+from people_search.engine.matching import MatchColumns
+
+# Where a profile's or a lead's derived columns are, for the matching engine.
+PERSON_COLUMNS = MatchColumns(phone_digits="phone_nsn")
 
 
 def profile_for_login(username: str) -> UserProfile | None:

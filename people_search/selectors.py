@@ -5,57 +5,104 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Case, Count, F, Q, QuerySet, When, Window
+from django.db.models import Case, CharField, F, QuerySet, Value, When
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
-from contacts.selectors import browse_contacts
+from contacts.selectors import match_contacts
 from household.models import Household, LeadAccess, Membership
-from household.selectors import visible_leads
-from people_search.engine.matching import Query, matches, name_rank, parse_query
+from household.selectors import PERSON_COLUMNS, visible_leads
+from people_search.engine.matching import (
+    MatchColumns,
+    Reason,
+    Tier,
+    find_matches,
+    match_counts,
+    rank_matches,
+    returned_count,
+    strongest_rows,
+)
 from people_search.engine.models import Subject
+from people_search.engine.query import Query, parse_query
 from people_search.engine.similar import find_similar_names
-from people_search.engine.text import fold_name, search_document
 
 
 @dataclass(frozen=True)
 class Match:
-    """A matching row with what orders it: its rank, then its folded name."""
+    """A matching row with what orders it: its tier, then its folded name."""
 
-    rank: int
+    tier: int
     sort_name: str
     row: dict[str, Any]
 
 
 @dataclass(frozen=True)
 class Found:
-    """The first matches and how many rows matched in all."""
+    """The first matches of one source, how many matched, and the best of them.
+
+    `best_tier` is the strongest tier among all the source's matches (None
+    when nothing matched) and `best_count` how many matches share it.
+    """
 
     matches: list[Match]
     count: int
+    best_tier: int | None = None
+    best_count: int = 0
 
 
 def _found(
     queryset: QuerySet, *, limit: int, to_row: Callable[[dict[str, Any]], dict]
 ) -> Found:
-    """Evaluate a query annotated with rank, sort_key and total in one SELECT."""
+    """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
+
+    Its LIMIT reaches the database, so the rows' channels and addresses are
+    read for the first rows only; the weak matches give way here.
+    """
     values = list(queryset[:limit])
+    if not values:
+        return Found(matches=[], count=0)
+    first = values[0]
     return Found(
         matches=[
-            Match(rank=value["rank"], sort_name=value["sort_key"], row=to_row(value))
-            for value in values
+            Match(
+                tier=value["match_tier"], sort_name=value["sort_key"], row=to_row(value)
+            )
+            for value in strongest_rows(values)
         ],
-        count=values[0]["total"] if values else 0,
+        count=returned_count(total=first["match_total"], strong=first["match_strong"]),
+        best_tier=first["match_tier"],
+        best_count=first["match_best"],
     )
 
 
-def merge_found(founds: Sequence[Found], *, limit: int) -> tuple[list[dict], int]:
-    """Return the best rows of several sources in one order, and the total count."""
+@dataclass(frozen=True)
+class Merged:
+    """The best rows of several sources in one order, and what they add up to."""
+
+    rows: list[dict[str, Any]]
+    count: int
+    ambiguous: bool
+
+
+def merge_found(founds: Sequence[Found], *, limit: int) -> Merged:
+    """Return the best rows of several sources, ordered by tier, then by name.
+
+    A source whose matches all sit inside words gives way to a source with
+    stronger ones, as inside one source. The answer is ambiguous when more
+    than one row shares the best tier.
+    """
+    best = min((f.best_tier for f in founds if f.best_tier is not None), default=None)
+    if best is not None and best < Tier.INSIDE:
+        founds = [found for found in founds if found.best_tier != Tier.INSIDE]
     matches = sorted(
         (match for found in founds for match in found.matches),
-        key=lambda match: (match.rank, match.sort_name),
+        key=lambda match: (match.tier, match.sort_name),
     )
-    return [match.row for match in matches[:limit]], sum(f.count for f in founds)
+    return Merged(
+        rows=[match.row for match in matches[:limit]],
+        count=sum(found.count for found in founds),
+        ambiguous=sum(f.best_count for f in founds if f.best_tier == best) > 1,
+    )
 
 
 def find_contacts(
@@ -72,7 +119,7 @@ def find_contacts(
 
     `channel` is a (kind, normalised value) pair, answered from its index.
     """
-    contacts = browse_contacts(
+    contacts = match_contacts(
         household=household,
         query=query,
         statuses=statuses,
@@ -80,8 +127,8 @@ def find_contacts(
         channel=channel,
     )
     contacts = contacts.annotate(
+        **match_counts(),
         sort_key=F("sort_name"),
-        total=Window(Count("pk")),
         channel_list=channels_array(),
         address_list=addresses_array(),
     )
@@ -91,9 +138,12 @@ def find_contacts(
             "display_name",
             "relation",
             "kind",
-            "rank",
+            "match_tier",
+            "match_reason",
+            "match_total",
+            "match_strong",
+            "match_best",
             "sort_key",
-            "total",
             "channel_list",
             "address_list",
         ),
@@ -106,6 +156,7 @@ def find_contacts(
             "kind": value["kind"],
             "channels": value["channel_list"],
             "addresses": value["address_list"],
+            "match": value["match_reason"],
         },
     )
 
@@ -114,11 +165,14 @@ def find_contacts(
 class PersonRows:
     """find_person's answer: the best rows of every source and how many matched.
 
-    `contact_ids` are the contacts among the rows, for a picker card.
+    `ambiguous` when more than one row shares the best match strength;
+    `contact_ids` are the contacts among the rows when several contacts do,
+    for a picker card.
     """
 
     rows: list[dict[str, Any]]
     count: int
+    ambiguous: bool
     contact_ids: list[int]
 
 
@@ -136,7 +190,8 @@ def find_person_rows(
 ) -> PersonRows:
     """Return the household's people and contacts a query or channel finds, best first.
 
-    One SELECT per source searched. A channel value that cannot be read
+    Rows of every source are ordered by how strongly they match, then by
+    name. One SELECT per source searched. A channel value that cannot be read
     raises a ValidationError naming `channel_value`.
     """
     parsed = parse_query(query, region=household.default_region) if query else None
@@ -160,7 +215,7 @@ def find_person_rows(
                 household=household, query=parsed, role=role, limit=limit
             )
         )
-    contact_ids = []
+    contacts = None
     if source in ("contacts", "auto"):
         contacts = find_contacts(
             household=household,
@@ -171,10 +226,17 @@ def find_person_rows(
             limit=limit,
         )
         found.append(contacts)
-        if contacts.count > 1:
-            contact_ids = [match.row["id"] for match in contacts.matches]
-    rows, count = merge_found(found, limit=limit)
-    return PersonRows(rows=rows, count=count, contact_ids=contact_ids)
+    merged = merge_found(found, limit=limit)
+    contact_ids = []
+    best = min((f.best_tier for f in found if f.best_tier is not None), default=None)
+    if contacts and contacts.best_tier == best and contacts.best_count > 1:
+        contact_ids = [row["id"] for row in merged.rows if row["source"] == "contacts"]
+    return PersonRows(
+        rows=merged.rows,
+        count=merged.count,
+        ambiguous=merged.ambiguous,
+        contact_ids=contact_ids,
+    )
 
 
 def find_household_people(
@@ -192,24 +254,24 @@ def find_household_people(
     if role:
         memberships = memberships.filter(role=role)
     if query and not query.is_empty:
-        memberships = memberships.filter(
-            matches(
-                query,
-                text_field="profile__search_text",
-                phone_field="profile__phone_nsn",
-            )
+        memberships = find_matches(memberships, query=query, columns=MEMBER_COLUMNS)
+    else:
+        memberships = memberships.annotate(
+            match_tier=Value(int(Tier.EXACT)),
+            match_reason=Value(None, output_field=CharField()),
         )
     memberships = memberships.annotate(
-        rank=name_rank(query, name_field="profile__sort_name"),
-        sort_key=F("profile__sort_name"),
-        total=Window(Count("pk")),
-    ).order_by("rank", "profile__sort_name", "pk")
+        **match_counts(), sort_key=F("profile__sort_name")
+    ).order_by("match_tier", "profile__sort_name", "pk")
     return _found(
         memberships.values(
             "role",
-            "rank",
+            "match_tier",
+            "match_reason",
+            "match_total",
+            "match_strong",
+            "match_best",
             "sort_key",
-            "total",
             "profile_id",
             "profile__first_name",
             "profile__last_name",
@@ -228,10 +290,12 @@ def find_household_people(
             "last_name": value["profile__last_name"],
             "role": value["role"],
             "email": value["profile__email"],
+            "match": value["match_reason"],
         },
     )
 
 
+MEMBER_COLUMNS = PERSON_COLUMNS.under("profile")
 MAX_HITS = 8
 FIRST_ROWS = 24
 MIN_QUERY_LENGTH = 2
@@ -267,7 +331,8 @@ def search_people(
         Membership.objects.live(household=household),
         parsed,
         similar_ids=similar[Subject.MEMBER],
-        prefix="profile__",
+        columns=MEMBER_COLUMNS,
+        sort_name="profile__sort_name",
         fields=MEMBER_FIELDS,
         to_row=_member_row,
     )
@@ -277,7 +342,8 @@ def search_people(
             visible_leads(actor=actor),
             parsed,
             similar_ids=similar[Subject.LEAD],
-            prefix="",
+            columns=PERSON_COLUMNS,
+            sort_name="sort_name",
             fields=LEAD_FIELDS,
             to_row=_lead_row,
         )
@@ -412,45 +478,35 @@ def _people_hits(
     query: Query,
     *,
     similar_ids: set[int],
-    prefix: str,
+    columns: MatchColumns,
+    sort_name: str,
     fields: Sequence[str],
     to_row: Callable[[Mapping[str, Any], str], dict[str, Any]],
 ) -> list[dict[str, Any]]:
-    """Return up to 8 hits of one group, literal matches before similar names."""
-    literal = matches(
-        query, text_field=f"{prefix}search_text", phone_field=f"{prefix}phone_nsn"
-    )
-    similar = Q(pk__in=similar_ids)
+    """Return up to 8 hits of one group, literal matches before similar names.
+
+    Within each, by name: people search keeps its spec's order rather than
+    the match tiers, whose rules decide who is found.
+    """
     values = list(
-        queryset.filter(literal | similar)
-        .annotate(is_literal=Case(When(literal, then=True), default=False))
-        .order_by("-is_literal", f"{prefix}sort_name", "pk")
-        .values(
-            "is_literal",
-            f"{prefix}phone_nsn",
-            *fields,
-        )[:FIRST_ROWS]
+        rank_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
+        .annotate(
+            lane=Case(When(match_tier=Tier.SIMILAR, then=Value(1)), default=Value(0))
+        )
+        .order_by("lane", sort_name, "pk")
+        .values("match_reason", *fields)[:FIRST_ROWS]
     )
     return [
-        to_row(
-            value,
-            _match_kind(query, value, prefix)
-            if value["is_literal"]
-            else "similar_name",
-        )
+        to_row(value, _people_match(value["match_reason"]))
         for value in values[:MAX_HITS]
     ]
 
 
-def _match_kind(query: Query, value: dict[str, Any], prefix: str) -> str:
-    """Return how a literal hit matched: phone, email or name."""
-    if query.phone_digits and query.phone_digits in value[f"{prefix}phone_nsn"]:
-        return "phone"
-    email = fold_name(value[f"{prefix}email"])
-    if email and all(term in email for term in query.terms):
-        names = search_document(
-            value[f"{prefix}first_name"], value[f"{prefix}last_name"]
-        )
-        if not all(term in names for term in query.terms):
-            return "email"
-    return "name"
+def _people_match(reason: str) -> str:
+    """Return people search's match for a row: phone, email, name or similar_name.
+
+    Aliases, relations and nicknames are ways a name matched.
+    """
+    if reason in (Reason.PHONE, Reason.EMAIL, Reason.SIMILAR_NAME):
+        return reason
+    return Reason.NAME

@@ -9,6 +9,7 @@ from contacts.models import STATUS_FILTERS, ChannelKind, ContactKind
 from contacts.selectors import PickerRow, statuses_for
 from household.callers import MemberCaller
 from household.models import LeadStatus, MembershipStatus, Role
+from people_search.engine.matching import Reason
 from people_search.selectors import find_person_rows, search_everything
 from people_search.turns import people_search_answer
 from yorik.registry import Answer, CardRequest, skill
@@ -22,6 +23,15 @@ from yorik.serializers import (
 )
 
 MATCHES = ["phone", "email", "name", "similar_name"]
+PERSON_MATCHES = [reason.value for reason in Reason]
+PERSON_MATCH_HELP = (
+    "Why the row matched: name or alias (the query is, or starts, its words), "
+    "relation (the relation or an alias names what the query names, in German "
+    "or English: 'Oma', 'grandma', 'der Klempner'), nickname (a nickname or "
+    "variant of a given name: 'Sepp' for Josef), email, phone, channel (the "
+    "channel lookup), similar_name (a name that sounds or is spelled alike). "
+    "Null when no query or channel was given."
+)
 
 
 class FindPersonInput(StrictSerializer):
@@ -31,8 +41,12 @@ class FindPersonInput(StrictSerializer):
         max_length=200,
         help_text=(
             "Free text matched against names, first and last names and email, and "
-            "for contacts also aliases and the relation. Leave it out to list "
-            "everyone in the source (mostly useful with source='household')."
+            "for contacts also aliases and the relation, in German or English: "
+            "articles, possessives and titles are ignored ('mein Steuerberater', "
+            "'Frau Dr. Schmidt'), relation words match in either language "
+            "('grandma' finds 'Großmutter'), nicknames find given names ('Sepp' "
+            "finds Josef). Leave it out to list everyone in the source (mostly "
+            "useful with source='household')."
         ),
     )
     source = StrictChoiceField(
@@ -97,6 +111,9 @@ class HouseholdRowSerializer(serializers.Serializer):
     last_name = serializers.CharField()
     role = serializers.ChoiceField(Role.choices)
     email = serializers.CharField()
+    match = serializers.ChoiceField(
+        PERSON_MATCHES, allow_null=True, help_text=PERSON_MATCH_HELP
+    )
 
 
 class ChannelSerializer(serializers.Serializer):
@@ -122,6 +139,9 @@ class ContactRowSerializer(serializers.Serializer):
     kind = serializers.ChoiceField(ContactKind.choices)
     channels = ChannelSerializer(many=True)
     addresses = AddressSerializer(many=True)
+    match = serializers.ChoiceField(
+        PERSON_MATCHES, allow_null=True, help_text=PERSON_MATCH_HELP
+    )
 
 
 class FindPersonOutput(serializers.Serializer):
@@ -135,19 +155,28 @@ class FindPersonOutput(serializers.Serializer):
             },
         ),
         help_text=(
-            "Rows tagged with source. Household rows: source, id (a user id), "
-            "name, first_name, last_name, role, email. Contact rows: source, id "
-            "(a contact id), display_name, relation, kind, channels, addresses. "
-            "The two id spaces overlap: read source before reusing an id."
+            "Rows tagged with source, strongest match first: the whole name or "
+            "alias, then names starting with the query's words, then relations "
+            "naming it, nicknames, other fields; by name within each. Household "
+            "rows: source, id (a user id), name, first_name, last_name, role, "
+            "email, match. Contact rows: source, id (a contact id), display_name, "
+            "relation, kind, channels, addresses, match. The two id spaces "
+            "overlap: read source before reusing an id."
         ),
     )
     count = serializers.IntegerField(help_text="How many rows matched in all.")
     ambiguous = serializers.BooleanField(
-        help_text="True when more than one candidate matched: ask the user."
+        help_text=(
+            "True when more than one row shares the strongest match: ask the "
+            "user. Weaker rows after one strong match do not make it ambiguous."
+        )
     )
     card = CardSerializer(
         required=False,
-        help_text="A contact_picker card, emitted when several contacts matched.",
+        help_text=(
+            "A contact_picker card, emitted when several contacts share the "
+            "strongest match."
+        ),
     )
 
 
@@ -169,9 +198,10 @@ Pick `source` by what happens next, not by who the person seems to be:
   default): both, each row tagged with `source`, so decide when you use it.
 A contact id is never a valid attendee_user_ids value: the two tables' ids overlap.
 Always read `source` before reusing an `id`.
-When several candidates match, stop and ask the user instead of taking the first.
-Several contacts come with a picker card; for household rows, list role and name and
-ask.
+When `ambiguous` is true (several rows share the strongest match), stop and ask
+the user instead of taking the first; each row's `match` says why it was found.
+Contacts sharing the strongest match come with a picker card; for household rows,
+list role and name and ask.
 For a relational descriptor ("my friend", "der Klempner", "Oma") do not ask for a
 name in prose: first try find_person(query="<descriptor>", source="contacts"),
 which matches the relation field; with no hit, use list_contacts_for_picking's
@@ -214,7 +244,7 @@ def find_person(
         rows = [PickerRow(contact_id=pk) for pk in found.contact_ids]
         card = CardRequest(CONTACT_PICKER, picker_payload(query, rows, ranked=False))
     return Answer(
-        {"results": found.rows, "count": found.count, "ambiguous": found.count > 1},
+        {"results": found.rows, "count": found.count, "ambiguous": found.ambiguous},
         card,
     )
 

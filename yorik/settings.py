@@ -214,6 +214,8 @@ SPECTACULAR_SETTINGS = {
         "RoleEnum": "household.models.Role",
         "MembershipStatusEnum": "household.models.MembershipStatus",
         "LeadStatusEnum": "household.models.LeadStatus",
+        "PeopleMatchEnum": "people_search.skills.MATCHES",
+        "PersonMatchEnum": "people_search.skills.PERSON_MATCHES",
     },
 }
 

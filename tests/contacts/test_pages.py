@@ -167,6 +167,40 @@ def test_search_ranks_exact_names_first(browser, household):
     assert listed(browser.get("/contacts/", {"q": "anna"})) == ["Anna", "Annabell Zorn"]
 
 
+def test_search_understands_relation_words_nicknames_and_titles(browser, household):
+    build_contact(household, "Gisela Becker", relation="Großmutter", aliases=["Oma"])
+    build_contact(household, "Ruth Adler", aliases=["Oma Ruth"])
+    build_contact(household, "Thomas Müller", relation="Kollege")
+    build_contact(household, "Josef Huber", relation="Nachbar")
+    build_contact(household, "Dirk Lehmann", relation="Klempner")
+
+    assert listed(browser.get("/contacts/", {"q": "Oma"})) == [
+        "Gisela Becker",
+        "Ruth Adler",
+    ]
+    assert listed(browser.get("/contacts/", {"q": "grandma"})) == [
+        "Gisela Becker",
+        "Ruth Adler",
+    ]
+    assert listed(browser.get("/contacts/", {"q": "Sepp"})) == ["Josef Huber"]
+    assert listed(browser.get("/contacts/", {"q": "der Klempner"})) == ["Dirk Lehmann"]
+    assert listed(browser.get("/contacts/", {"q": "Nachbarn"})) == ["Josef Huber"]
+    assert listed(browser.get("/contacts/", {"q": "homas"})) == ["Thomas Müller"]
+
+
+def test_search_ranks_by_match_strength_across_pages(browser, household):
+    for index in range(30):
+        build_contact(household, f"Anton Berger {index:02}")
+    build_contact(household, "Berg")
+
+    first = browser.get("/contacts/", {"q": "berg"})
+    second = browser.get("/contacts/", {"q": "berg", "page": 2})
+
+    assert listed(first)[:2] == ["Berg", "Anton Berger 00"]
+    assert listed(second) == [f"Anton Berger {index}" for index in range(24, 30)]
+    assert "31 Kontakte" in first.text
+
+
 def test_status_and_kind_filters(browser, household):
     build_contact(household, "Autohaus Klein", kind="business", status="archived")
     build_contact(household, "Klaus Klein", status="archived")

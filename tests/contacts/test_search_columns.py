@@ -47,5 +47,32 @@ def test_a_business_with_only_its_name_searches_by_that_name():
     assert columns(display_name="Zahnärzte am Markt") == {
         "sort_name": "zahnarzte am markt",
         "search_text": "zahnarzte am markt",
+        "match_text": "| zahnarzte am markt |",
+        "concepts": [],
         "phone_digits": "",
     }
+
+
+def test_words_are_kept_by_field_and_relations_read_into_concepts():
+    result = columns(
+        display_name="Gisela Becker",
+        first_name="Gisela",
+        last_name="Becker",
+        relation="Großmutter",
+        aliases=["Oma", "Oma Gisela"],
+        emails=["gisela@example.org"],
+    )
+
+    assert result["match_text"] == (
+        "| gisela becker |~oma~|~oma~gisela~|=grossmutter=|@gisela@example@org@|"
+    )
+    assert result["concepts"] == ["alias:grandmother", "relation:grandmother"]
+
+
+def test_every_language_of_a_relation_names_the_same_concept():
+    german = columns(display_name="Dirk Lehmann", relation="Klempner")
+    english = columns(display_name="Tal Avidan", relation="plumber")
+    aliased = columns(display_name="Rivka Cohen", aliases=["Savta"])
+
+    assert german["concepts"] == english["concepts"] == ["relation:plumber"]
+    assert aliased["concepts"] == ["alias:grandmother"]

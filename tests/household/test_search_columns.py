@@ -14,6 +14,7 @@ def test_german_names_fold_umlauts_eszett_and_their_spellings():
     assert columns == {
         "sort_name": "jorg muller-ludenscheidt",
         "search_text": "jorg muller-ludenscheidt jorg.strauss@example.org",
+        "match_text": "| jorg muller ludenscheidt |@jorg@strauss@example@org@|",
     }
 
 
@@ -25,8 +26,16 @@ def test_an_empty_first_or_last_name_leaves_no_gap():
         first_name="", last_name="Strauß", email="", fallback_name="strauss"
     )
 
-    assert first_only == {"sort_name": "anne", "search_text": "anne"}
-    assert last_only == {"sort_name": "strauss", "search_text": "strauss"}
+    assert first_only == {
+        "sort_name": "anne",
+        "search_text": "anne",
+        "match_text": "| anne |",
+    }
+    assert last_only == {
+        "sort_name": "strauss",
+        "search_text": "strauss",
+        "match_text": "| strauss |",
+    }
 
 
 def test_without_a_name_the_fallback_sorts_but_is_not_searched():
@@ -40,12 +49,17 @@ def test_without_a_name_the_fallback_sorts_but_is_not_searched():
         fallback_name="Dana@Example.org",
     )
 
-    assert profile == {"sort_name": "bjorn.k", "search_text": ""}
-    assert lead == {"sort_name": "dana@example.org", "search_text": "dana@example.org"}
+    assert profile == {"sort_name": "bjorn.k", "search_text": "", "match_text": ""}
+    assert lead == {
+        "sort_name": "dana@example.org",
+        "search_text": "dana@example.org",
+        "match_text": "|@dana@example@org@|",
+    }
 
 
 def test_nothing_at_all_gives_empty_columns():
     assert person_columns(first_name="", last_name="", email="", fallback_name="") == {
         "sort_name": "",
         "search_text": "",
+        "match_text": "",
     }

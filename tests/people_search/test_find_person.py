@@ -79,6 +79,7 @@ def test_contact_rows_carry_channels_and_addresses(api, uncle):
                     "country": "",
                 },
             ],
+            "match": "name",
         }
     ]
 
@@ -97,6 +98,7 @@ def test_household_rows_carry_the_user_id_and_role(api, household):
             "last_name": "Becker",
             "role": "member",
             "email": "j@example.org",
+            "match": "name",
         }
     ]
 

@@ -62,3 +62,20 @@ def test_bad_scope_is_invalid_input(api):
 
     assert response.status_code == 400
     assert "scopes[0]" in response.json()["error"]["fields"]
+
+
+def test_contacts_are_found_and_ranked_as_find_person_ranks_them(api, household):
+    build_contact(household, "Thomas Müller", relation="Kollege")
+    build_contact(household, "Ruth Adler", aliases=["Oma Ruth"])
+    build_contact(household, "Gisela Becker", relation="Großmutter", aliases=["Oma"])
+    build_contact(household, "Frank Neumann", relation="Steuerberater")
+
+    assert search(api, query="Oma", scopes=["contacts"]) == [
+        ("contact", "Gisela Becker"),
+        ("contact", "Ruth Adler"),
+    ]
+    assert search(api, query="grandma", scopes=["contacts"]) == [
+        ("contact", "Gisela Becker"),
+        ("contact", "Ruth Adler"),
+    ]
+    assert search(api, query="mein Steuerberater") == [("contact", "Frank Neumann")]

@@ -1,0 +1,39 @@
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+from tqdm import tqdm
+
+from contacts.models import Contact
+from contacts.services import refresh_search_columns
+from household.models import Household
+
+BATCH = 500
+
+
+class Command(BaseCommand):
+    help = (
+        "Derive every contact's search columns again, e.g. the concepts its "
+        "relation and aliases name after the vocabulary changed."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--household", help="slug of one household (default: every household)"
+        )
+
+    def handle(self, *args, household: str | None, **options) -> None:
+        contacts = Contact.objects.order_by("pk")
+        if household:
+            if not Household.objects.filter(slug=household).exists():
+                raise CommandError(f"No household {household!r}.")
+            contacts = contacts.filter(household__slug=household)
+        ids = list(contacts.values_list("pk", flat=True))
+        with tqdm(
+            total=len(ids), unit="contact", file=self.stderr, disable=None
+        ) as bar:
+            for start in range(0, len(ids), BATCH):
+                batch = ids[start : start + BATCH]
+                # One transaction per batch: its names are embedded as it commits.
+                with transaction.atomic():
+                    refresh_search_columns(contact_ids=batch)
+                bar.update(len(batch))
+        self.stdout.write(f"Refreshed the search columns of {len(ids)} contacts.")
