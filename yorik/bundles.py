@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from rest_framework import serializers
 
@@ -55,7 +56,11 @@ class Section(Protocol):
         ...
 
     def import_rows(self, *, household: Household, data: dict[str, Any]) -> None:
-        """Write the section's rows from the validated bundle."""
+        """Write the section's rows from the validated bundle.
+
+        Raise a ValidationError keyed by JSON path for a row the serializers
+        let through but the models refuse.
+        """
         ...
 
     def export_rows(self, *, household: Household) -> dict[str, Any]:
@@ -137,8 +142,17 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
     """
     data = validate_bundle(bundle, replace=replace)
     household = household_bundles.create_household(data=data["household"])
-    for section in SECTIONS:
-        section.import_rows(household=household, data=data)
+    try:
+        for section in SECTIONS:
+            section.import_rows(household=household, data=data)
+    except ValidationError as error:
+        raise BundleError(
+            [
+                f"{path}: {message}"
+                for path, messages in error.message_dict.items()
+                for message in messages
+            ]
+        ) from error
     return household
 
 
