@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import phonenumbers
 
@@ -20,6 +21,9 @@ class PhoneNumber:
         return self.e164.removeprefix("+")
 
 
+# A write parses each stored number again: to validate it, then to derive its
+# row's phone digits. Results are immutable, so repeats come from a cache.
+@lru_cache(maxsize=4096)
 def parse_phone(raw: str, region: str) -> PhoneNumber:
     """Return the number as E.164 and national significant digits, or raise.
 
