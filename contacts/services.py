@@ -230,7 +230,7 @@ def _checked(
         )
         address_rows.append(address)
     errors |= _repeated(alias_rows, "aliases", "name", "is listed twice")
-    errors |= _repeated(address_rows, "addresses", "kind", "is a second {} address")
+    errors |= _repeated(address_rows, "addresses", "kind", "more than one {} address")
     if errors:
         raise ValidationError(errors)
     columns = contact_columns(
@@ -267,8 +267,8 @@ def _copy_contacts(contacts: Sequence[Contact]) -> None:
 
     bulk_create writes one placeholder per value for this table (its UNNEST
     form skips tables with an array column, and `tags` is one); composing
-    those statements took four times as long as COPY's whole insert.
-    COPY does not pass through Django's statement log or execute wrappers.
+    those statements took four times as long as COPY's whole insert. COPY
+    shows in Django's statement log but passes no execute wrapper.
     """
     if not contacts:
         return
