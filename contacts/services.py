@@ -6,7 +6,7 @@ from itertools import groupby
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 
 from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
 from contacts.search_columns import contact_columns
@@ -14,9 +14,9 @@ from contacts.selectors import contact_names
 from household.models import Household
 from people_search.engine.indexing import index_after_commit
 from people_search.engine.models import Subject
+from yorik.bulk import copy_new_rows, cyclic_gc_paused
 
-# Rows per INSERT of a bulk write: few round trips, bounded statements.
-BATCH_SIZE = 2000
+# bulk_update's CASE per column costs rows x batch; small batches keep it linear.
 UPDATE_BATCH_SIZE = 500
 
 
@@ -48,7 +48,6 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
         )
         for name, value in columns.items():
             setattr(contact, name, value)
-    # bulk_update's CASE per column costs rows x batch; small batches keep it linear.
     Contact.objects.bulk_update(
         contacts,
         ["sort_name", "search_text", "phone_digits"],
@@ -65,8 +64,8 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
 
 
 @dataclass(frozen=True)
-class _CheckedContact:
-    """A validated contact and its children, every derived column set."""
+class CheckedContact:
+    """A new contact and its children, validated, every derived column set."""
 
     contact: Contact
     aliases: list[ContactAlias]
@@ -88,28 +87,32 @@ def create_contact(
     Raise a ValidationError whose keys name the bad field, e.g.
     `channels[0].value`, and write nothing.
     """
-    checked = _checked(
-        Contact(household=household, **fields),
+    checked = check_contact(
+        household=household,
         aliases=aliases,
         channels=channels,
         addresses=addresses,
+        **fields,
     )
     checked.contact.save()
-    _insert_children([checked])
+    _insert_children(checked)
     _index_names([checked.contact], household=household)
     return checked.contact
 
 
-def validate_contact(
+def check_contact(
     *,
     household: Household,
     aliases: Sequence[str] = (),
     channels: Sequence[Mapping[str, Any]] = (),
     addresses: Sequence[Mapping[str, Any]] = (),
     **fields: Any,
-) -> None:
-    """Raise the ValidationError create_contact would raise, without a query."""
-    _checked(
+) -> CheckedContact:
+    """Return a new contact validated for create_checked_contacts, without a query.
+
+    Raise the ValidationError create_contact would raise.
+    """
+    return _checked(
         Contact(household=household, **fields),
         aliases=aliases,
         channels=channels,
@@ -125,44 +128,51 @@ def create_contacts(
 
     Each row holds create_contact's keyword arguments. Every row is checked
     in Python before anything is written; a ValidationError keys each
-    problem by row and field, e.g. `[3].channels[0].value`. The database
-    still enforces its constraints, such as a ref the household already has.
-    Writes a constant number of statements per BATCH_SIZE rows.
+    problem by row and field, e.g. `[3].channels[0].value`.
     """
-    checked: list[_CheckedContact] = []
+    with cyclic_gc_paused():
+        checked: list[CheckedContact] = []
+        errors: dict[str, list[str]] = {}
+        for index, row in enumerate(rows):
+            try:
+                checked.append(check_contact(household=household, **row))
+            except ValidationError as error:
+                errors |= _in_row(index, error)
+        if errors:
+            raise ValidationError(errors)
+        return create_checked_contacts(household=household, checked=checked)
+
+
+@transaction.atomic
+def create_checked_contacts(
+    *, household: Household, checked: Sequence[CheckedContact]
+) -> list[Contact]:
+    """Create contacts check_contact returned, in their order; return them saved.
+
+    A ref or vCard UID given twice is a ValidationError keyed by position,
+    e.g. `[3].ref`, and nothing is written. The database enforces the other
+    constraints, such as a ref the household already has. Each table is
+    written by one COPY (yorik.bulk.copy_new_rows); names are indexed once
+    after commit.
+    """
+    contacts = [checked_contact.contact for checked_contact in checked]
     errors: dict[str, list[str]] = {}
-    seen: dict[str, dict[str, int]] = {"ref": {}, "vcard_uid": {}}
-    for index, row in enumerate(rows):
-        fields = dict(row)
-        children = {
-            name: fields.pop(name, ()) for name in ("aliases", "channels", "addresses")
-        }
-        try:
-            checked_contact = _checked(
-                Contact(household=household, **fields), **children
-            )
-        except ValidationError as error:
-            errors |= {
-                f"[{index}].{path}": messages
-                for path, messages in error.message_dict.items()
-            }
-            continue
-        contact = checked_contact.contact
-        # The unique constraints of one household, across the rows given here.
-        for name, first in seen.items():
+    for name in ("ref", "vcard_uid"):
+        first: dict[str, int] = {}
+        for index, contact in enumerate(contacts):
             value = getattr(contact, name)
-            if value and value in first:
+            if value in first:
                 errors[f"[{index}].{name}"] = [
                     f"{value!r} is also the {name} of row {first[value]}"
                 ]
             elif value:
                 first[value] = index
-        checked.append(checked_contact)
     if errors:
-        raise ValidationError(errors)
-    contacts = [checked_contact.contact for checked_contact in checked]
-    _copy_contacts(contacts)
-    _insert_children(checked)
+        raise ValidationError(dict(sorted(errors.items(), key=_row_of)))
+    with cyclic_gc_paused():
+        copy_new_rows(contacts)
+        for children in _children_of(checked):
+            copy_new_rows(children)
     _index_names(contacts, household=household)
     return contacts
 
@@ -186,9 +196,20 @@ def update_contact(
     contact.save()
     for children in (contact.aliases, contact.channels, contact.addresses):
         children.all().delete()
-    _insert_children([checked])
+    _insert_children(checked)
     _index_names([contact], household=contact.household)
     return contact
+
+
+def _in_row(index: int, error: ValidationError) -> dict[str, list[str]]:
+    """Return a row's errors keyed by their path in the rows: `[3].kind`."""
+    return {
+        f"[{index}].{path}": messages for path, messages in error.message_dict.items()
+    }
+
+
+def _row_of(item: tuple[str, list[str]]) -> int:
+    return int(item[0][1 : item[0].index("]")])
 
 
 def _checked(
@@ -197,7 +218,7 @@ def _checked(
     aliases: Sequence[str],
     channels: Sequence[Mapping[str, Any]],
     addresses: Sequence[Mapping[str, Any]],
-) -> _CheckedContact:
+) -> CheckedContact:
     """Return the contact's rows validated and with their derived columns.
 
     Checks run in Python: field validation and channel normalisation
@@ -245,7 +266,7 @@ def _checked(
     )
     for name, value in columns.items():
         setattr(contact, name, value)
-    return _CheckedContact(contact, alias_rows, channel_rows, address_rows)
+    return CheckedContact(contact, alias_rows, channel_rows, address_rows)
 
 
 def _repeated(
@@ -262,59 +283,25 @@ def _repeated(
     return errors
 
 
-def _copy_contacts(contacts: Sequence[Contact]) -> None:
-    """Insert new contacts with COPY, each with an id drawn from the table's sequence.
+def _children_of(
+    checked: Sequence[CheckedContact],
+) -> tuple[list[ContactAlias], list[ContactChannel], list[Address]]:
+    """Return the contacts' aliases, channels and addresses, each in row order.
 
-    bulk_create writes one placeholder per value for this table (its UNNEST
-    form skips tables with an array column, and `tags` is one); composing
-    those statements took four times as long as COPY's whole insert. COPY
-    shows in Django's statement log but passes no execute wrapper.
+    Each child holds its contact, whose id it takes once the contact is saved.
     """
-    if not contacts:
-        return
-    meta = Contact._meta
-    fields = meta.concrete_fields
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in fields)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(pg_get_serial_sequence(%s, %s)) "
-            "FROM generate_series(1, %s)",
-            [meta.db_table, meta.pk.column, len(contacts)],
-        )
-        # Ascending ids in row order, so export's order by id keeps the rows'.
-        ids = sorted(pk for (pk,) in cursor.fetchall())
-        for contact, pk in zip(contacts, ids, strict=True):
-            contact.pk = pk
-        with (
-            connection.wrap_database_errors,
-            cursor.copy(f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN") as copy,
-        ):
-            for contact in contacts:
-                # What bulk_create stores: defaults, auto_now and prepared values.
-                copy.write_row(
-                    [
-                        field.get_db_prep_save(
-                            field.pre_save(contact, True), connection
-                        )
-                        for field in fields
-                    ]
-                )
-    for contact in contacts:
-        contact._state.adding = False
-        contact._state.db = connection.alias
+    return (
+        [alias for rows in checked for alias in rows.aliases],
+        [channel for rows in checked for channel in rows.channels],
+        [address for rows in checked for address in rows.addresses],
+    )
 
 
-def _insert_children(checked: Sequence[_CheckedContact]) -> None:
-    """Insert the aliases, channels and addresses of saved contacts in batches."""
-    # Each child holds its contact; bulk_create reads the contact's id from it.
-    for model, children in (
-        (ContactAlias, [alias for rows in checked for alias in rows.aliases]),
-        (ContactChannel, [channel for rows in checked for channel in rows.channels]),
-        (Address, [address for rows in checked for address in rows.addresses]),
-    ):
+def _insert_children(checked: CheckedContact) -> None:
+    """Insert the aliases, channels and addresses of one saved contact."""
+    for children in _children_of([checked]):
         if children:
-            model.objects.bulk_create(children, batch_size=BATCH_SIZE)
+            type(children[0]).objects.bulk_create(children)
 
 
 def _index_names(contacts: Sequence[Contact], *, household: Household) -> None:

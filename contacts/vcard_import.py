@@ -48,9 +48,9 @@ WhatsApp ids stay when the card has none). A card whose result equals the
 stored contact is unchanged and writes nothing.
 
 The whole import runs in one transaction. Cards are matched against the
-household's contacts loaded once; new contacts are validated card by card
-and written together at the end (contacts.services.create_contacts), an
-update of a stored contact in its own savepoint, so a card that fails
+household's contacts loaded once. New contacts are validated card by card
+and written together at the end (contacts.services.create_checked_contacts),
+an update of a stored contact in its own savepoint, so a card that fails
 validation leaves nothing behind. A dry run does all of it and rolls back,
 so its summary is what a real run would report.
 """
@@ -87,7 +87,12 @@ from contacts.models import (
     ContactStatus,
     normalize_channel_value,
 )
-from contacts.services import create_contacts, update_contact, validate_contact
+from contacts.services import (
+    CheckedContact,
+    check_contact,
+    create_checked_contacts,
+    update_contact,
+)
 from contacts.vcards import (
     ADDRESS_TYPES,
     ANDROID_RELATION_TYPES,
@@ -106,6 +111,7 @@ from contacts.vcards import (
 from household.models import Household
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from people_search.engine.text import fold_name
+from yorik.bulk import cyclic_gc_paused
 
 # Files with fewer cards finish before a progress bar would help.
 PROGRESS_MIN_CARDS = 200
@@ -179,10 +185,11 @@ def import_vcards(
     """Import every card of a vCard file into the household's address book."""
     check_vcard_size(len(data))
     region, language = household.default_region, household.language
-    cards = [
-        _read_card(raw, region=region, language=language)
-        for raw in _split_cards(_decode(data))
-    ]
+    with cyclic_gc_paused():
+        cards = [
+            _read_card(raw, region=region, language=language)
+            for raw in _split_cards(_decode(data))
+        ]
     _relate(cards)
     summary = ImportSummary()
     with transaction.atomic():
@@ -723,7 +730,7 @@ class _AddressBook:
             self._remember(contact.pk, _stored(contact))
         # Contacts to create, by stand-in ids that follow the stored ones as
         # the created contacts' ids will, so matching breaks ties the same.
-        self.new: dict[int, dict[str, Any]] = {}
+        self.new: dict[int, CheckedContact] = {}
         self.next_id = max(self.contacts, default=0) + 1
 
     def _remember(self, contact_id: int, contact: dict[str, Any]) -> None:
@@ -750,10 +757,10 @@ class _AddressBook:
         contact_id = self._match(card)
         if contact_id is None:
             row = {**card, "status": card["status"] or ContactStatus.ACTIVE}
-            validate_contact(household=self.household, **row)
+            checked = check_contact(household=self.household, **row)
             contact_id = self.next_id
             self.next_id += 1
-            self.new[contact_id] = row
+            self.new[contact_id] = checked
             self._remember(contact_id, row)
             self.taken.add(contact_id)
             return "created"
@@ -763,8 +770,7 @@ class _AddressBook:
         if _comparable(merged) == _comparable(stored):
             return "unchanged"
         if contact_id in self.new:
-            validate_contact(household=self.household, **merged)
-            self.new[contact_id] = merged
+            self.new[contact_id] = check_contact(household=self.household, **merged)
         else:
             contact = Contact.objects.select_related("household").get(
                 household=self.household, pk=contact_id
@@ -775,7 +781,9 @@ class _AddressBook:
 
     def create_new_contacts(self) -> None:
         """Write the contacts the cards created, in the order they were created."""
-        create_contacts(household=self.household, rows=list(self.new.values()))
+        create_checked_contacts(
+            household=self.household, checked=list(self.new.values())
+        )
 
     def _match(self, card: dict[str, Any]) -> int | None:
         uid = card["vcard_uid"]

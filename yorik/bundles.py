@@ -20,6 +20,7 @@ from compose import bundles as compose_bundles
 from contacts import bundles as contacts_bundles
 from household import bundles as household_bundles
 from household.models import Household
+from yorik.bulk import cyclic_gc_paused
 from yorik.serializers import StrictSerializer, flatten_errors
 
 BUNDLE_FORMAT = "yorik.household/1"
@@ -140,7 +141,8 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
 
     Raise BundleError listing every problem, with its JSON path, and write nothing.
     """
-    data = validate_bundle(bundle, replace=replace)
+    with cyclic_gc_paused():
+        data = validate_bundle(bundle, replace=replace)
     household = household_bundles.create_household(data=data["household"])
     try:
         for section in SECTIONS:

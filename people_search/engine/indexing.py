@@ -14,6 +14,7 @@ from django.db import transaction
 from people_search.engine.embeddings import EmbeddingError, embedding_provider
 from people_search.engine.models import NameWord, NameWordUse
 from people_search.engine.text import name_words
+from yorik.bulk import cyclic_gc_paused
 
 logger = logging.getLogger(__name__)
 
@@ -57,12 +58,16 @@ def _pending() -> dict[tuple[int, str, NameLoader], set[int]]:
 
 def _index_pending() -> None:
     pending = _pending()
-    while pending:
-        (household_id, subject, load_names), ids = pending.popitem()
-        ordered = sorted(ids)
-        for start in range(0, len(ordered), INDEX_BATCH):
-            names = load_names(household_id, ordered[start : start + INDEX_BATCH])
-            store_name_words(household_id=household_id, subject=subject, names=names)
+    with cyclic_gc_paused():
+        while pending:
+            (household_id, subject, load_names), ids = pending.popitem()
+            ordered = sorted(ids)
+            for start in range(0, len(ordered), INDEX_BATCH):
+                chunk = ordered[start : start + INDEX_BATCH]
+                names = load_names(household_id, chunk)
+                store_name_words(
+                    household_id=household_id, subject=subject, names=names
+                )
 
 
 def store_name_words(
