@@ -65,7 +65,7 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
 
 @dataclass(frozen=True)
 class CheckedContact:
-    """A new contact and its children, validated, every derived column set."""
+    """A contact and its new children, validated, every derived column set."""
 
     contact: Contact
     aliases: list[ContactAlias]
@@ -156,6 +156,8 @@ def create_checked_contacts(
     after commit.
     """
     contacts = [checked_contact.contact for checked_contact in checked]
+    if any(contact.household_id != household.pk for contact in contacts):
+        raise ValueError("Every contact must be checked for this household.")
     errors: dict[str, list[str]] = {}
     for name in ("ref", "vcard_uid"):
         first: dict[str, int] = {}

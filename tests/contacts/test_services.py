@@ -7,7 +7,13 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 
 from contacts.models import Address, Contact, ContactAlias, ContactChannel
-from contacts.services import create_contact, create_contacts, refresh_search_columns
+from contacts.services import (
+    check_contact,
+    create_checked_contacts,
+    create_contact,
+    create_contacts,
+    refresh_search_columns,
+)
 from people_search.engine.models import NameWordUse
 
 
@@ -145,3 +151,12 @@ def test_names_are_embedded_once_the_write_commits(
         contacts[2].pk: {"anna", "roder"},
     }
     assert household.nameword_set.filter(word="anna").count() == 1
+
+
+def test_checked_contacts_go_only_to_their_own_household(household, other_household):
+    checked = check_contact(household=other_household, display_name="Dana Levi")
+
+    with pytest.raises(ValueError, match="this household"):
+        create_checked_contacts(household=household, checked=[checked])
+
+    assert not Contact.objects.exists()
