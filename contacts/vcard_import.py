@@ -781,9 +781,10 @@ class _AddressBook:
 
     def create_new_contacts(self) -> None:
         """Write the contacts the cards created, in the order they were created."""
-        create_checked_contacts(
-            household=self.household, checked=list(self.new.values())
-        )
+        if self.new:
+            create_checked_contacts(
+                household=self.household, checked=list(self.new.values())
+            )
 
     def _match(self, card: dict[str, Any]) -> int | None:
         uid = card["vcard_uid"]

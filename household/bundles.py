@@ -27,7 +27,7 @@ from household.models import (
     Role,
     validate_region,
 )
-from household.services import create_calendar_event, create_leads, create_member
+from household.services import create_calendar_events, create_leads, create_member
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from yorik.serializers import StrictSerializer
 
@@ -232,9 +232,16 @@ def import_rows(*, household: Household, data: dict[str, Any]) -> None:
             {f"leads{path}": messages for path, messages in error.message_dict.items()}
         ) from error
 
-    for event in data["calendar_events"]:
-        attendees = [memberships[u].profile for u in event.pop("attendees")]
-        create_calendar_event(household=household, attendees=attendees, **event)
+    create_calendar_events(
+        household=household,
+        rows=[
+            {
+                **event,
+                "attendees": [memberships[u].profile for u in event["attendees"]],
+            }
+            for event in data["calendar_events"]
+        ],
+    )
 
 
 def export_rows(*, household: Household) -> dict[str, Any]:

@@ -274,6 +274,33 @@ def create_calendar_event(
     return event
 
 
+@transaction.atomic
+def create_calendar_events(
+    *, household: Household, rows: Sequence[Mapping[str, Any]]
+) -> list[CalendarEvent]:
+    """Create many events, each row holding create_calendar_event's arguments."""
+    events = [
+        CalendarEvent(
+            household=household,
+            folded_title=fold_name(row["title"]),
+            **{name: value for name, value in row.items() if name != "attendees"},
+        )
+        for row in rows
+    ]
+    CalendarEvent.objects.bulk_create(events, batch_size=BATCH_SIZE)
+    attendance = CalendarEvent.attendees.through
+    attendance.objects.bulk_create(
+        [
+            attendance(calendarevent_id=event.pk, userprofile_id=profile.pk)
+            for event, row in zip(events, rows, strict=True)
+            # Like attendees.set(): a person listed twice attends once.
+            for profile in dict.fromkeys(row.get("attendees", ()))
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    return events
+
+
 def fold_event_titles(*, event_ids: Iterable[int]) -> None:
     """Store the folded title of events whose title was saved without it."""
     events = list(CalendarEvent.objects.filter(pk__in=list(event_ids)).only("title"))

@@ -359,12 +359,19 @@ def test_rows_the_models_refuse_are_reported_with_their_bundle_path():
 
 
 @pytest.mark.django_db
-def test_import_statements_do_not_grow_with_the_contacts(
+def test_import_statements_do_not_grow_with_contacts_leads_and_events(
     django_capture_on_commit_callbacks,
 ):
     def statements(count):
         Household.objects.all().delete()
-        data = bundle(contacts=contacts_named(count), leads=leads_named(count))
+        data = bundle(
+            contacts=contacts_named(count),
+            leads=leads_named(count),
+            calendar_events=[
+                {**BUNDLE["calendar_events"][0], "attendees": ["anna", "mia", "anna"]}
+            ]
+            * count,
+        )
         with (
             CaptureQueriesContext(connection) as queries,
             django_capture_on_commit_callbacks(execute=True),
@@ -372,6 +379,9 @@ def test_import_statements_do_not_grow_with_the_contacts(
             household = import_household(bundle=data)
         assert household.contacts.count() == count
         assert household.leads.count() == count
+        assert household.calendar_events.filter(attendees__username="mia").count() == (
+            count
+        )
         return len(queries.captured_queries)
 
     statements(1)  # The first import creates anna's login, later ones reuse it.
