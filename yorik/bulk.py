@@ -24,7 +24,8 @@ def copy_new_rows(rows: Sequence[Model]) -> None:
     meta = rows[0]._meta
     connection = connections[router.db_for_write(type(rows[0]))]
     quote = connection.ops.quote_name
-    fields = meta.concrete_fields
+    # As bulk_create: the database computes generated columns itself.
+    fields = [field for field in meta.concrete_fields if not field.generated]
     columns = ", ".join(quote(field.column) for field in fields)
     with connection.cursor() as cursor:
         cursor.execute(
