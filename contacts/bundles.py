@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Hashable
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db.models import Prefetch
 from rest_framework import serializers
 
@@ -22,7 +23,7 @@ from contacts.models import (
     normalize_channel_value,
 )
 from contacts.paperless import Correspondent, Document, write_paperless_mirror
-from contacts.services import create_contact
+from contacts.services import create_contacts
 from household.bundles import duplicates, is_among, rows_of, text, timestamp
 from household.models import Household
 from yorik.serializers import StrictSerializer
@@ -157,9 +158,20 @@ def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
 
 
 def import_rows(*, household: Household, data: dict[str, Any]) -> None:
-    """Write the validated contacts and Paperless rows of a bundle."""
-    for contact in data["contacts"]:
-        create_contact(household=household, **contact)
+    """Write the validated contacts and Paperless rows of a bundle.
+
+    Raise a ValidationError keyed by JSON path (`contacts[3].channels[0].value`)
+    for a row the serializers let through but the model refuses.
+    """
+    try:
+        create_contacts(household=household, rows=data["contacts"])
+    except ValidationError as error:
+        raise ValidationError(
+            {
+                f"contacts{path}": messages
+                for path, messages in error.message_dict.items()
+            }
+        ) from error
 
     paperless = data["paperless"]
     write_paperless_mirror(

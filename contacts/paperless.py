@@ -21,6 +21,9 @@ from people_search.engine.text import fold_name
 
 API_VERSION = 9
 PAGE_SIZE = 100
+# bulk_update sets each column by a CASE over its batch's rows, which the
+# database evaluates per row: one batch of every changed row is quadratic.
+UPDATE_BATCH = 500
 
 
 class PaperlessError(Exception):
@@ -265,7 +268,9 @@ def _upsert(
             changed.append(row)
     model.objects.bulk_create(new)
     if changed:
-        model.objects.bulk_update(changed, list(rows[changed[0].paperless_id]))
+        model.objects.bulk_update(
+            changed, list(rows[changed[0].paperless_id]), batch_size=UPDATE_BATCH
+        )
     gone = set(stored) - set(rows)
     return (
         SyncCounts(

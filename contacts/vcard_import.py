@@ -47,9 +47,12 @@ and addresses per kind (the card's phones replace the stored phones, stored
 WhatsApp ids stay when the card has none). A card whose result equals the
 stored contact is unchanged and writes nothing.
 
-The whole import runs in one transaction and each card in its own savepoint,
-so a card that fails validation leaves nothing behind; a dry run does all of
-it and rolls back, so its summary is what a real run would report.
+The whole import runs in one transaction. Cards are matched against the
+household's contacts loaded once. New contacts are validated card by card
+and written together at the end (contacts.services.create_checked_contacts),
+an update of a stored contact in its own savepoint, so a card that fails
+validation leaves nothing behind. A dry run does all of it and rolls back,
+so its summary is what a real run would report.
 """
 
 import io
@@ -84,7 +87,12 @@ from contacts.models import (
     ContactStatus,
     normalize_channel_value,
 )
-from contacts.services import create_contact, update_contact
+from contacts.services import (
+    CheckedContact,
+    check_contact,
+    create_checked_contacts,
+    update_contact,
+)
 from contacts.vcards import (
     ADDRESS_TYPES,
     ANDROID_RELATION_TYPES,
@@ -103,6 +111,7 @@ from contacts.vcards import (
 from household.models import Household
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from people_search.engine.text import fold_name
+from yorik.bulk import cyclic_gc_paused
 
 # Files with fewer cards finish before a progress bar would help.
 PROGRESS_MIN_CARDS = 200
@@ -176,10 +185,11 @@ def import_vcards(
     """Import every card of a vCard file into the household's address book."""
     check_vcard_size(len(data))
     region, language = household.default_region, household.language
-    cards = [
-        _read_card(raw, region=region, language=language)
-        for raw in _split_cards(_decode(data))
-    ]
+    with cyclic_gc_paused():
+        cards = [
+            _read_card(raw, region=region, language=language)
+            for raw in _split_cards(_decode(data))
+        ]
     _relate(cards)
     summary = ImportSummary()
     with transaction.atomic():
@@ -196,12 +206,12 @@ def import_vcards(
                 summary.problems.append(card.report("; ".join(card.problems)))
                 continue
             try:
-                with transaction.atomic():
-                    outcome = book.write(card.contact)
+                outcome = book.write(card.contact)
             except ValidationError as error:
                 summary.problems.append(card.report(_describe(error)))
                 continue
             setattr(summary, outcome, getattr(summary, outcome) + 1)
+        book.create_new_contacts()
         if dry_run:
             transaction.set_rollback(True)
     return summary
@@ -718,6 +728,10 @@ class _AddressBook:
         )
         for contact in contacts:
             self._remember(contact.pk, _stored(contact))
+        # Contacts to create, by stand-in ids that follow the stored ones as
+        # the created contacts' ids will, so matching breaks ties the same.
+        self.new: dict[int, CheckedContact] = {}
+        self.next_id = max(self.contacts, default=0) + 1
 
     def _remember(self, contact_id: int, contact: dict[str, Any]) -> None:
         old = self.contacts.get(contact_id)
@@ -734,24 +748,43 @@ class _AddressBook:
         self.by_name[fold_name(contact["display_name"])].add(contact_id)
 
     def write(self, card: dict[str, Any]) -> str:
-        """Create or update the card's contact; return created/updated/unchanged."""
+        """Create or update the card's contact; return created/updated/unchanged.
+
+        Raise a ValidationError, having changed nothing, when the card's
+        contact would not be valid. New contacts are only checked here and
+        written together by create_new_contacts.
+        """
         contact_id = self._match(card)
         if contact_id is None:
-            fields = {key: value for key, value in card.items() if key != "status"}
-            status = card["status"] or ContactStatus.ACTIVE
-            created = create_contact(household=self.household, status=status, **fields)
-            self._remember(created.pk, {**card, "status": status})
-            self.taken.add(created.pk)
+            row = {**card, "status": card["status"] or ContactStatus.ACTIVE}
+            checked = check_contact(household=self.household, **row)
+            contact_id = self.next_id
+            self.next_id += 1
+            self.new[contact_id] = checked
+            self._remember(contact_id, row)
+            self.taken.add(contact_id)
             return "created"
         stored = self.contacts[contact_id]
         merged = _merged(stored, card)
         self.taken.add(contact_id)
         if _comparable(merged) == _comparable(stored):
             return "unchanged"
-        contact = Contact.objects.get(household=self.household, pk=contact_id)
-        update_contact(contact=contact, **merged)
+        if contact_id in self.new:
+            self.new[contact_id] = check_contact(household=self.household, **merged)
+        else:
+            contact = Contact.objects.select_related("household").get(
+                household=self.household, pk=contact_id
+            )
+            update_contact(contact=contact, **merged)
         self._remember(contact_id, merged)
         return "updated"
+
+    def create_new_contacts(self) -> None:
+        """Write the contacts the cards created, in the order they were created."""
+        if self.new:
+            create_checked_contacts(
+                household=self.household, checked=list(self.new.values())
+            )
 
     def _match(self, card: dict[str, Any]) -> int | None:
         uid = card["vcard_uid"]

@@ -12,6 +12,7 @@ from collections.abc import Hashable, Iterable
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 from phonenumbers import SUPPORTED_REGIONS
 from rest_framework import serializers
@@ -26,7 +27,7 @@ from household.models import (
     Role,
     validate_region,
 )
-from household.services import create_calendar_event, create_lead, create_member
+from household.services import create_calendar_events, create_leads, create_member
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from yorik.serializers import StrictSerializer
 
@@ -221,13 +222,26 @@ def import_rows(*, household: Household, data: dict[str, Any]) -> None:
         for person in data["people"]
     }
 
-    for lead in data["leads"]:
-        owner = lead.pop("owner")
-        create_lead(household=household, owner=memberships.get(owner), **lead)
+    leads = [
+        {**lead, "owner": memberships.get(lead["owner"])} for lead in data["leads"]
+    ]
+    try:
+        create_leads(household=household, rows=leads)
+    except ValidationError as error:
+        raise ValidationError(
+            {f"leads{path}": messages for path, messages in error.message_dict.items()}
+        ) from error
 
-    for event in data["calendar_events"]:
-        attendees = [memberships[u].profile for u in event.pop("attendees")]
-        create_calendar_event(household=household, attendees=attendees, **event)
+    create_calendar_events(
+        household=household,
+        rows=[
+            {
+                **event,
+                "attendees": [memberships[u].profile for u in event["attendees"]],
+            }
+            for event in data["calendar_events"]
+        ],
+    )
 
 
 def export_rows(*, household: Household) -> dict[str, Any]:

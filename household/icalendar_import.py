@@ -25,6 +25,9 @@ from people_search.engine.text import fold_name
 # Recurring events are expanded from here on; nothing a household keeps is older.
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 UNTITLED = "(no title)"
+# bulk_update sets each column by a CASE over its batch's rows, which the
+# database evaluates per row: one batch of every changed row is quadratic.
+UPDATE_BATCH = 500
 _SERIES_PROPERTIES = ("RRULE", "RDATE")
 
 
@@ -193,5 +196,7 @@ def _write_events(
                 setattr(row, name, value)
             changed.append(row)
     CalendarEvent.objects.bulk_create(new)
-    CalendarEvent.objects.bulk_update(changed, [*fields, "folded_title"])
+    CalendarEvent.objects.bulk_update(
+        changed, [*fields, "folded_title"], batch_size=UPDATE_BATCH
+    )
     return len(new), len(changed), len(stored) - len(changed)

@@ -1,10 +1,11 @@
 """Writes of the household's people and leads."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from household.models import (
@@ -28,6 +29,9 @@ from household.selectors import (
 from people_search.engine.indexing import index_after_commit
 from people_search.engine.models import Subject
 from people_search.engine.text import fold_name
+
+# Rows per INSERT of a bulk write.
+BATCH_SIZE = 2000
 
 
 @transaction.atomic
@@ -114,6 +118,51 @@ def save_membership(*, membership: Membership) -> Membership:
 def create_lead(*, household: Household, **fields: Any) -> Lead:
     """Create a lead of the household and embed its name."""
     return save_lead(lead=Lead(household=household, **fields))
+
+
+@transaction.atomic
+def create_leads(
+    *, household: Household, rows: Sequence[Mapping[str, Any]]
+) -> list[Lead]:
+    """Create many leads at once and embed their names after commit.
+
+    Each row holds create_lead's keyword arguments, an owner as a membership
+    of the household. Every row is checked in Python before anything is
+    written; a ValidationError keys each problem by row, e.g. `[3].phone`.
+    """
+    leads: list[Lead] = []
+    errors: dict[str, list[str]] = {}
+    for index, row in enumerate(rows):
+        lead = Lead(household=household, **row)
+        try:
+            # The owner is a given membership and clean() checks its household,
+            # so no query looks it up; the check constraints restate the fields.
+            lead.full_clean(
+                exclude=["household", "owner"],
+                validate_unique=False,
+                validate_constraints=False,
+            )
+        except ValidationError as error:
+            errors |= {
+                f"[{index}].{field}": messages
+                for field, messages in error.message_dict.items()
+            }
+            continue
+        _set_columns(
+            lead,
+            person_columns(
+                first_name=lead.first_name,
+                last_name=lead.last_name,
+                email=lead.email,
+                fallback_name=lead.email,
+            ),
+        )
+        leads.append(lead)
+    if errors:
+        raise ValidationError(errors)
+    Lead.objects.bulk_create(leads, batch_size=BATCH_SIZE)
+    index_lead_names(household_id=household.pk, lead_ids=[lead.pk for lead in leads])
+    return leads
 
 
 def save_lead(*, lead: Lead) -> Lead:
@@ -223,6 +272,33 @@ def create_calendar_event(
     )
     event.attendees.set(attendees)
     return event
+
+
+@transaction.atomic
+def create_calendar_events(
+    *, household: Household, rows: Sequence[Mapping[str, Any]]
+) -> list[CalendarEvent]:
+    """Create many events, each row holding create_calendar_event's arguments."""
+    events = [
+        CalendarEvent(
+            household=household,
+            folded_title=fold_name(row["title"]),
+            **{name: value for name, value in row.items() if name != "attendees"},
+        )
+        for row in rows
+    ]
+    CalendarEvent.objects.bulk_create(events, batch_size=BATCH_SIZE)
+    attendance = CalendarEvent.attendees.through
+    attendance.objects.bulk_create(
+        [
+            attendance(calendarevent_id=event.pk, userprofile_id=profile.pk)
+            for event, row in zip(events, rows, strict=True)
+            # Like attendees.set(): a person listed twice attends once.
+            for profile in dict.fromkeys(row.get("attendees", ()))
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    return events
 
 
 def fold_event_titles(*, event_ids: Iterable[int]) -> None:

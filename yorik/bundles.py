@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from rest_framework import serializers
 
@@ -19,6 +20,7 @@ from compose import bundles as compose_bundles
 from contacts import bundles as contacts_bundles
 from household import bundles as household_bundles
 from household.models import Household
+from yorik.bulk import cyclic_gc_paused
 from yorik.serializers import StrictSerializer, flatten_errors
 
 BUNDLE_FORMAT = "yorik.household/1"
@@ -55,7 +57,11 @@ class Section(Protocol):
         ...
 
     def import_rows(self, *, household: Household, data: dict[str, Any]) -> None:
-        """Write the section's rows from the validated bundle."""
+        """Write the section's rows from the validated bundle.
+
+        Raise a ValidationError keyed by JSON path for a row the serializers
+        let through but the models refuse.
+        """
         ...
 
     def export_rows(self, *, household: Household) -> dict[str, Any]:
@@ -135,10 +141,20 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
 
     Raise BundleError listing every problem, with its JSON path, and write nothing.
     """
-    data = validate_bundle(bundle, replace=replace)
+    with cyclic_gc_paused():
+        data = validate_bundle(bundle, replace=replace)
     household = household_bundles.create_household(data=data["household"])
-    for section in SECTIONS:
-        section.import_rows(household=household, data=data)
+    try:
+        for section in SECTIONS:
+            section.import_rows(household=household, data=data)
+    except ValidationError as error:
+        raise BundleError(
+            [
+                f"{path}: {message}"
+                for path, messages in error.message_dict.items()
+                for message in messages
+            ]
+        ) from error
     return household
 
 

@@ -14,11 +14,16 @@ from django.db import transaction
 from people_search.engine.embeddings import EmbeddingError, embedding_provider
 from people_search.engine.models import NameWord, NameWordUse
 from people_search.engine.text import name_words
+from yorik.bulk import cyclic_gc_paused
 
 logger = logging.getLogger(__name__)
 
 # Rows written in this thread whose names wait for the commit to be indexed.
 _queue = threading.local()
+
+# Rows named and stored per step of the on-commit indexing, and per INSERT:
+# a bulk write of any size takes a few statements per batch and bounded memory.
+INDEX_BATCH = 5000
 
 NameLoader = Callable[[int, list[int]], Mapping[int, str | None]]
 """Read the rows' names now: {row id: name, or None for a row never embedded}."""
@@ -35,10 +40,10 @@ def index_after_commit(
     """Index these rows' names once the current transaction commits.
 
     Ids queued in one transaction are indexed together, with one call of
-    `load_names` per household and subject, so a bulk write embeds each of its
-    new words once. Ids of a rolled-back write may linger in the queue; their
-    rows no longer exist, so the loader names none of them and they are
-    skipped. Outside a transaction the rows are indexed at once.
+    `load_names` per household, subject and INDEX_BATCH ids, so a bulk write
+    embeds each of its new words once. Ids of a rolled-back write may linger
+    in the queue; their rows no longer exist, so the loader names none of
+    them and they are skipped. Outside a transaction the rows are indexed at once.
     """
     pending = _pending()
     pending.setdefault((household_id, subject, load_names), set()).update(ids)
@@ -53,10 +58,16 @@ def _pending() -> dict[tuple[int, str, NameLoader], set[int]]:
 
 def _index_pending() -> None:
     pending = _pending()
-    while pending:
-        (household_id, subject, load_names), ids = pending.popitem()
-        names = load_names(household_id, sorted(ids))
-        store_name_words(household_id=household_id, subject=subject, names=names)
+    with cyclic_gc_paused():
+        while pending:
+            (household_id, subject, load_names), ids = pending.popitem()
+            ordered = sorted(ids)
+            for start in range(0, len(ordered), INDEX_BATCH):
+                chunk = ordered[start : start + INDEX_BATCH]
+                names = load_names(household_id, chunk)
+                store_name_words(
+                    household_id=household_id, subject=subject, names=names
+                )
 
 
 def store_name_words(
@@ -97,6 +108,7 @@ def store_name_words(
             for pk, word in missing
             if word in words
         ),
+        batch_size=INDEX_BATCH,
         ignore_conflicts=True,
     )
 
@@ -125,6 +137,7 @@ def _word_ids(household_id: int, words: set[str]) -> dict[str, int]:
                 NameWord(household_id=household_id, word=word, embedding=vector)
                 for word, vector in zip(new, vectors, strict=True)
             ],
+            batch_size=INDEX_BATCH,
             ignore_conflicts=True,
         )
         known.update(

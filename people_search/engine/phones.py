@@ -20,12 +20,29 @@ class PhoneNumber:
         return self.e164.removeprefix("+")
 
 
+# A write parses a number as typed, then its E.164 form twice more: to
+# validate the row and to derive its phone digits. Both forms read as the same
+# number, so the immutable result is kept under each.
+_PARSED_MAX = 4096
+_parsed: dict[tuple[str, str], PhoneNumber] = {}
+
+
 def parse_phone(raw: str, region: str) -> PhoneNumber:
     """Return the number as E.164 and national significant digits, or raise.
 
     A number counts when it is *possible* for its country; validity metadata
     lags behind newly allocated ranges, so it is not required here.
     """
+    number = _parsed.get((raw, region))
+    if number is None:
+        number = _parse_phone(raw, region)
+        if len(_parsed) >= _PARSED_MAX:
+            _parsed.clear()
+        _parsed[(raw, region)] = _parsed[(number.e164, region)] = number
+    return number
+
+
+def _parse_phone(raw: str, region: str) -> PhoneNumber:
     text = _international_prefix_as_plus((raw or "").strip())
     try:
         number = phonenumbers.parse(text, region.upper())

@@ -2,11 +2,15 @@ import copy
 import json
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact, ContactChannel
 from household.models import Household, Lead, UserProfile
+from people_search.engine.models import NameWordUse
 from yorik.bundles import (
     BundleError,
     export_household,
@@ -290,3 +294,112 @@ def test_lists_where_values_belong_are_reported_not_crashed_on():
         "paperless.correspondents[0].id: A valid integer is required.",
         "paperless.documents[0].correspondent: no correspondent 3",
     ]
+
+
+# Large address books are written in bulk
+
+
+def contacts_named(count):
+    """Return `count` contacts with a phone, an email and an address each."""
+
+    def word(number):
+        return "".join(chr(ord("a") + int(digit)) for digit in str(number)).title()
+
+    return [
+        {
+            "display_name": f"Kontakt {word(index)}mann",
+            "channels": [
+                {"kind": "phone", "value": f"0151 2345{index:04d}", "label": "mobil"},
+                {"kind": "email", "value": f"kontakt{index}@example.org"},
+            ],
+            "addresses": [{"kind": "home", "line1": f"Hauptstr. {index}"}],
+        }
+        for index in range(count)
+    ]
+
+
+def leads_named(count):
+    return [
+        {"first_name": "Dana", "last_name": f"Levi{index}"} for index in range(count)
+    ]
+
+
+@pytest.mark.django_db
+def test_a_bad_channel_in_a_large_bundle_is_reported_by_path_and_nothing_written():
+    contacts = contacts_named(5)
+    contacts[3]["channels"][0]["value"] = "kein Anschluss"
+
+    with pytest.raises(BundleError) as error:
+        import_household(bundle=bundle(contacts=contacts))
+
+    assert error.value.problems == [
+        "contacts[3].channels[0].value: not a phone number for region DE"
+    ]
+    assert not Household.objects.exists()
+    assert not Contact.objects.exists()
+
+
+@pytest.mark.django_db
+def test_rows_the_models_refuse_are_reported_with_their_bundle_path():
+    from contacts import bundles as contacts_bundles
+
+    household = Household.objects.create(slug="becker", name="Familie Becker")
+    contacts = contacts_named(5)
+    contacts[3]["channels"][0]["value"] = "kein Anschluss"
+
+    with pytest.raises(ValidationError) as error:
+        contacts_bundles.import_rows(
+            household=household, data={"contacts": contacts, "paperless": {}}
+        )
+
+    assert error.value.message_dict == {
+        "contacts[3].channels[0].value": ["not a phone number for region DE"]
+    }
+    assert not Contact.objects.exists()
+
+
+@pytest.mark.django_db
+def test_import_statements_do_not_grow_with_contacts_leads_and_events(
+    django_capture_on_commit_callbacks,
+):
+    def statements(count):
+        Household.objects.all().delete()
+        data = bundle(
+            contacts=contacts_named(count),
+            leads=leads_named(count),
+            calendar_events=[
+                {**BUNDLE["calendar_events"][0], "attendees": ["anna", "mia", "anna"]}
+            ]
+            * count,
+        )
+        with (
+            CaptureQueriesContext(connection) as queries,
+            django_capture_on_commit_callbacks(execute=True),
+        ):
+            household = import_household(bundle=data)
+        assert household.contacts.count() == count
+        assert household.leads.count() == count
+        assert household.calendar_events.filter(attendees__username="mia").count() == (
+            count
+        )
+        return len(queries.captured_queries)
+
+    statements(1)  # The first import creates anna's login, later ones reuse it.
+    assert statements(40) == statements(10)
+
+
+@pytest.mark.django_db
+def test_names_of_imported_contacts_are_embedded_after_commit(
+    django_capture_on_commit_callbacks,
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        household = import_household(bundle=bundle(contacts=contacts_named(12)))
+
+        assert not NameWordUse.objects.filter(subject="contact").exists()
+
+    for contact in household.contacts.all():
+        words = NameWordUse.objects.filter(subject="contact", subject_id=contact.pk)
+        assert set(words.values_list("word__word", flat=True)) == set(
+            contact.display_name.lower().split()
+        )
+    assert household.nameword_set.filter(word="kontakt").count() == 1

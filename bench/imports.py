@@ -1,0 +1,332 @@
+"""Import speed: household bundles of 1k, 10k and 50k contacts, and a vCard file.
+
+    .venv/bin/python bench/imports.py                   # 1k, 10k, 50k; 5,000 cards
+    .venv/bin/python bench/imports.py --sizes 1k,10k --cards 1000
+
+Each bundle holds one admin, a few leads and N contacts with German and
+Israeli names (bench/generate.py's Faker), a phone, an email and a home
+address each. It is imported with yorik.bundles.import_household into the
+benchmark database, replacing the household of the same slug; the import
+commits, so the names are embedded for real (offline provider) on commit.
+A vCard 3.0 file of `--cards` cards of the same kind is then imported into an
+empty household with contacts.vcard_import.import_vcards.
+
+Each import runs in a fresh child process, so its peak memory (ru_maxrss) is
+its own. Reported: seconds to validate and write (until the commit), to embed
+names (the on-commit work), contacts or cards per second overall, SQL
+statements per contact (counted by an execute wrapper, which the one COPY of
+the contacts passes by), peak memory, and the CPU seconds the import took in
+this process and in its PostgreSQL backend: on a machine shared with other
+work, contacts per CPU second moves less than contacts per second. A rate
+that falls as N grows would reveal a step worse than linear. Results:
+bench/results/imports.{md,json}.
+"""
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+RESULTS = ROOT / "bench" / "results"
+SIZES = {"1k": 1_000, "10k": 10_000, "50k": 50_000}
+CARDS = 5_000
+LEADS = 20
+SEED = 1
+
+
+def _rss_mb() -> float:
+    """Return this process's resident memory now, in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class _Cpu:
+    """CPU seconds used by this process and by its database backend."""
+
+    def __init__(self) -> None:
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            self.backend = Path(f"/proc/{cursor.fetchone()[0]}/stat")
+        self.started = self._now()
+
+    def _backend_seconds(self) -> float | None:
+        """Return the backend's user + system time; None when it runs elsewhere."""
+        try:
+            fields = self.backend.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def _now(self) -> tuple[float, float | None]:
+        return time.process_time(), self._backend_seconds()
+
+    def used(self) -> dict[str, float | None]:
+        (python, backend), (python_0, backend_0) = self._now(), self.started
+        return {
+            "cpu_python_s": round(python - python_0, 2),
+            "cpu_db_s": None if backend is None else round(backend - backend_0, 2),
+        }
+
+
+def bundle_of(slug: str, contacts: int, *, seed: int = SEED) -> dict[str, Any]:
+    """Return a bundle of `contacts` contacts: a phone, an email, an address each."""
+    from bench.generate import Faker
+
+    faker = Faker(random.Random(seed))
+    rows = []
+    for index in range(contacts):
+        person = faker.person()
+        rows.append(
+            {
+                "ref": f"c{index}",
+                "display_name": f"{person.first} {person.last}",
+                "first_name": person.first,
+                "last_name": person.last,
+                "channels": [
+                    {
+                        "kind": "phone",
+                        "value": faker.phone(person.israeli),
+                        "label": "mobil",
+                    },
+                    {"kind": "email", "value": faker.email(person), "label": ""},
+                ],
+                "addresses": [faker.address(person.israeli, "home")],
+            }
+        )
+    leads = []
+    for _ in range(LEADS):
+        person = faker.person()
+        leads.append(
+            {
+                "first_name": person.first,
+                "last_name": person.last,
+                "email": faker.email(person),
+                "phone": faker.phone(person.israeli),
+            }
+        )
+    return {
+        "format": "yorik.household/1",
+        "household": {"slug": slug, "name": f"Import bench {contacts}"},
+        "people": [{"username": f"{slug}-admin", "role": "admin"}],
+        "contacts": rows,
+        "leads": [{**lead, "owner": f"{slug}-admin"} for lead in leads],
+    }
+
+
+def vcards_of(cards: int, *, seed: int = SEED) -> bytes:
+    """Return a vCard 3.0 file of `cards` people, as a phone's export writes them."""
+    from bench.generate import Faker
+
+    faker = Faker(random.Random(seed))
+    lines = []
+    for index in range(cards):
+        person = faker.person()
+        address = faker.address(person.israeli, "home")
+        lines += [
+            "BEGIN:VCARD",
+            "VERSION:3.0",
+            f"UID:bench-{seed}-{index}",
+            f"FN:{person.first} {person.last}",
+            f"N:{person.last};{person.first};;;",
+            f"TEL;TYPE=CELL:{faker.phone(person.israeli)}",
+            f"EMAIL;TYPE=HOME:{faker.email(person)}",
+            "ADR;TYPE=HOME:;{line2};{line1};{city};;{postcode};{country}".format(
+                **address
+            ),
+            "END:VCARD",
+        ]
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+class _Statements:
+    """Count the SQL statements run on the connection, cheaply."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        self.count += 1
+        return execute(sql, params, many, context)
+
+
+def measure_bundle(contacts: int) -> dict[str, Any]:
+    """Import a bundle of `contacts` contacts; return what it took."""
+    from django.db import connection, transaction
+
+    from bench.generate import delete_household
+    from people_search.engine.models import NameWordUse
+    from yorik.bundles import import_household
+
+    slug = f"bench-import-{contacts}"
+    delete_household(slug)
+    bundle = bundle_of(slug, contacts)
+    rss_before = _rss_mb()
+    statements = _Statements()
+    cpu = _Cpu()
+    with connection.execute_wrapper(statements):
+        started = time.perf_counter()
+        with transaction.atomic():
+            household = import_household(bundle=bundle)
+            written = time.perf_counter()
+            write_statements = statements.count
+        # The on-commit work, embedding every new name, ran as the block left.
+        indexed = time.perf_counter()
+    used = cpu.used()
+    uses = NameWordUse.objects.filter(household=household, subject="contact")
+    assert uses.values("subject_id").distinct().count() == contacts, "not indexed"
+    assert household.contacts.count() == contacts
+    return {
+        "contacts": contacts,
+        "write_s": round(written - started, 2),
+        "index_s": round(indexed - written, 2),
+        "total_s": round(indexed - started, 2),
+        "contacts_per_s": round(contacts / (indexed - started)),
+        **used,
+        "contacts_per_cpu_s": _per_cpu_second(contacts, used),
+        "statements": statements.count,
+        "write_statements": write_statements,
+        "statements_per_contact": round(statements.count / contacts, 3),
+        "rss_before_mb": round(rss_before),
+        "peak_mb": round(_peak_mb()),
+    }
+
+
+def measure_vcards(cards: int) -> dict[str, Any]:
+    """Import a vCard file of `cards` new cards; return what it took."""
+    from django.db import connection
+
+    from bench.generate import delete_household
+    from contacts.vcard_import import import_vcards
+    from household.models import Household
+
+    slug = f"bench-vcard-{cards}"
+    delete_household(slug)
+    household = Household.objects.create(slug=slug, name=f"vCard bench {cards}")
+    data = vcards_of(cards)
+    rss_before = _rss_mb()
+    statements = _Statements()
+    cpu = _Cpu()
+    with connection.execute_wrapper(statements):
+        started = time.perf_counter()
+        summary = import_vcards(household=household, data=data)
+        finished = time.perf_counter()
+    used = cpu.used()
+    assert summary.created == cards, str(summary)
+    return {
+        "cards": cards,
+        "total_s": round(finished - started, 2),
+        "cards_per_s": round(cards / (finished - started)),
+        **used,
+        "cards_per_cpu_s": _per_cpu_second(cards, used),
+        "statements": statements.count,
+        "statements_per_card": round(statements.count / cards, 3),
+        "rss_before_mb": round(rss_before),
+        "peak_mb": round(_peak_mb()),
+        "summary": str(summary),
+    }
+
+
+def _per_cpu_second(rows: int, used: dict[str, float | None]) -> int | None:
+    if used["cpu_db_s"] is None:
+        return None
+    return round(rows / (used["cpu_python_s"] + used["cpu_db_s"]))
+
+
+def child(kind: str, size: int) -> None:
+    """Run one measurement in this process and print it as JSON."""
+    from bench.django_setup import setup
+
+    setup()
+    result = measure_bundle(size) if kind == "bundle" else measure_vcards(size)
+    print(json.dumps(result))
+
+
+def run_child(kind: str, size: int) -> dict[str, Any]:
+    answer = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(size)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(answer.stdout.strip().splitlines()[-1])
+
+
+def report(bundles: list[dict[str, Any]], vcards: list[dict[str, Any]]) -> str:
+    lines = ["## Household bundle import", ""]
+    if bundles:
+        lines += [
+            "| contacts | write s | embed s | total s | contacts/s | CPU s "
+            "(Python + DB) | contacts/CPU s | statements | per contact | peak MB |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['contacts']:,} | {r['write_s']} | {r['index_s']} | {r['total_s']} "
+            f"| **{r['contacts_per_s']:,}** | {r['cpu_python_s']} + {r['cpu_db_s']} "
+            f"| {r['contacts_per_cpu_s']} | {r['statements']:,} "
+            f"| {r['statements_per_contact']} | {r['peak_mb']} |"
+            for r in bundles
+        ]
+    lines += ["", "## vCard import", ""]
+    if vcards:
+        lines += [
+            "| cards | total s | cards/s | CPU s (Python + DB) | cards/CPU s "
+            "| statements | per card | peak MB |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['cards']:,} | {r['total_s']} | **{r['cards_per_s']:,}** "
+            f"| {r['cpu_python_s']} + {r['cpu_db_s']} | {r['cards_per_cpu_s']} "
+            f"| {r['statements']:,} | {r['statements_per_card']} | {r['peak_mb']} |"
+            for r in vcards
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes", default="1k,10k,50k", help="bundle sizes: 1k, 10k, 50k or numbers"
+    )
+    parser.add_argument("--cards", type=int, default=CARDS, help="0 skips vCards")
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "SIZE"), help="internal")
+    args = parser.parse_args()
+    if args.child:
+        child(args.child[0], int(args.child[1]))
+        return
+    sizes = [SIZES.get(size) or int(size) for size in args.sizes.split(",") if size]
+    bundles, vcards = [], []
+    for size in sizes:
+        bundles.append(run_child("bundle", size))
+        print(json.dumps(bundles[-1]), flush=True)
+    if args.cards:
+        vcards.append(run_child("vcard", args.cards))
+        print(json.dumps(vcards[-1]), flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "imports.json").write_text(
+        json.dumps({"bundles": bundles, "vcards": vcards}, indent=2)
+    )
+    table = report(bundles, vcards)
+    (RESULTS / "imports.md").write_text(table)
+    print()
+    print(table)
+
+
+if __name__ == "__main__":
+    main()
