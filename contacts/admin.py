@@ -26,6 +26,7 @@ from contacts.vcards import VCardTooLarge, check_vcard_size
 from household.admin_scoping import HouseholdScopedAdmin, request_household
 from household.admin_search import EngineSearchAdmin
 from household.models import Household
+from people_search.engine.models import Subject
 
 # Skipped cards listed one by one after an import; the rest are counted.
 MAX_PROBLEM_MESSAGES = 20
@@ -97,6 +98,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     ]
     list_filter = ["kind", "status", "last_contacted_at"]
     match_columns = CONTACT_COLUMNS
+    match_subject = Subject.CONTACT
     search_help_text = (
         "Names, aliases, relations in German or English (Oma, grandma, der "
         "Klempner), nicknames, emails or a phone number."

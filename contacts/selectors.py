@@ -1,7 +1,7 @@
 """Reads of the address book: browse lists, ranked picks, recent and single contacts."""
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,9 @@ from people_search.engine.matching import (
     find_matches,
     without_weak_matches,
 )
+from people_search.engine.models import Subject
 from people_search.engine.query import Query
+from people_search.engine.similar_lane import similar_name_ids
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -42,6 +44,7 @@ def match_contacts(
     statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
     kind: str | None = None,
     channel: tuple[str, str] | None = None,
+    similar_ids: Collection[int] = (),
 ) -> QuerySet[Contact]:
     """Return every contact of the statuses and kind the query matches, best first.
 
@@ -62,7 +65,9 @@ def match_contacts(
             ).values("contact_id")
         )
     if query and not query.is_empty:
-        contacts = find_matches(contacts, query=query, columns=CONTACT_COLUMNS)
+        contacts = find_matches(
+            contacts, query=query, columns=CONTACT_COLUMNS, similar_ids=similar_ids
+        )
     else:
         contacts = contacts.annotate(
             match_tier=Value(int(Tier.EXACT)),
@@ -80,6 +85,7 @@ def browse_contacts(
     statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
     kind: str | None = None,
     channel: tuple[str, str] | None = None,
+    similar_ids: Collection[int] = (),
 ) -> QuerySet[Contact]:
     """Return the household's contacts of the statuses and kind, best match first.
 
@@ -88,11 +94,47 @@ def browse_contacts(
     word while others match more strongly.
     """
     contacts = match_contacts(
-        household=household, query=query, statuses=statuses, kind=kind, channel=channel
+        household=household,
+        query=query,
+        statuses=statuses,
+        kind=kind,
+        channel=channel,
+        similar_ids=similar_ids,
     )
     if query and not query.is_empty:
         contacts = without_weak_matches(contacts)
     return contacts
+
+
+def search_contacts(
+    *,
+    household: Household,
+    query: Query | None = None,
+    statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
+    kind: str | None = None,
+) -> QuerySet[Contact]:
+    """Return browse_contacts' answer, or similar names when it finds nobody.
+
+    For the contact pages: a typo ("Bekker") still finds Becker, marked as a
+    similar name.
+    """
+    contacts = browse_contacts(
+        household=household, query=query, statuses=statuses, kind=kind
+    )
+    if query is None or query.is_empty or contacts.exists():
+        return contacts
+    similar = similar_name_ids(
+        household_id=household.pk, query=query, subjects=[Subject.CONTACT]
+    )[Subject.CONTACT]
+    if not similar:
+        return contacts
+    return browse_contacts(
+        household=household,
+        query=query,
+        statuses=statuses,
+        kind=kind,
+        similar_ids=similar,
+    )
 
 
 # A browse answer goes into a language model's context: past this many rows,

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
-from contacts.selectors import browse_contacts, find_contact, statuses_for
+from contacts.selectors import find_contact, search_contacts, statuses_for
 from household.models import Household
 from household.selectors import membership_for_user
 from people_search.engine.query import parse_query
@@ -60,7 +60,7 @@ def contact_list(request: HttpRequest) -> HttpResponse:
     household = _household(request)
     form = ContactFilterForm(request.GET)
     filters = form.cleaned_data if form.is_valid() else {}
-    contacts = browse_contacts(
+    contacts = search_contacts(
         household=household,
         query=parse_query(filters.get("q", ""), region=household.default_region),
         statuses=statuses_for(filters.get("status") or "any"),

@@ -26,6 +26,7 @@ from household.services import (
     save_membership,
     save_profile,
 )
+from people_search.engine.models import Subject
 from yorik.models import ApiToken
 
 
@@ -183,6 +184,7 @@ class MembershipAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin)
     list_display = ["profile", "role", "status", "lead_access", "created_at"]
     list_filter = ["role", "status", "lead_access"]
     match_columns = PERSON_COLUMNS.under("profile")
+    match_subject = Subject.MEMBER
     also_search_fields = ("profile__username",)
     search_help_text = "Names, nicknames, email, phone number or login name."
     list_select_related = ["profile"]
@@ -214,6 +216,7 @@ class LeadAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     ]
     list_filter = ["status", "archived", ("owner", admin.RelatedOnlyFieldListFilter)]
     match_columns = PERSON_COLUMNS
+    match_subject = Subject.LEAD
     search_help_text = "Names, nicknames, email or phone number."
     list_select_related = ["owner__profile"]
     fields = [

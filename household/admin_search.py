@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from household.admin_scoping import request_household
 from people_search.engine.matching import MatchColumns, rank_matches
 from people_search.engine.query import parse_query
+from people_search.engine.similar_lane import similar_name_ids
 
 
 class EngineSearchAdmin:
@@ -25,6 +26,8 @@ class EngineSearchAdmin:
 
     match_columns: MatchColumns
     match_sort_name: str = "sort_name"
+    # Whose names the similar-name lane knows these rows by, if any.
+    match_subject: str | None = None
     also_search_fields: tuple[str, ...] = ()
     # Django shows the search box only when a ModelAdmin has search fields.
     search_fields = ["search_text"]
@@ -41,6 +44,16 @@ class EngineSearchAdmin:
         if query.is_empty:
             return queryset.none(), False
         found = rank_matches(queryset, query=query, columns=self.match_columns)
+        if household and self.match_subject and not found.exists():
+            # Nobody by name: typos are found as similar names.
+            similar = similar_name_ids(
+                household_id=household.pk,
+                query=query,
+                subjects=[self.match_subject],
+            )[self.match_subject]
+            found = rank_matches(
+                queryset, query=query, columns=self.match_columns, similar_ids=similar
+            )
         if self.also_search_fields:
             also = Q()
             for name in self.also_search_fields:

@@ -1,6 +1,6 @@
 """Find people of a household: household members and address-book contacts."""
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from people_search.engine.matching import (
 from people_search.engine.models import Subject
 from people_search.engine.query import Query, parse_query
 from people_search.engine.similar import find_similar_names
+from people_search.engine.similar_lane import similar_name_ids
 
 
 @dataclass(frozen=True)
@@ -113,11 +114,13 @@ def find_contacts(
     statuses: Sequence[str] = DEFAULT_CONTACT_STATUSES,
     channel: tuple[str, str] | None = None,
     limit: int = 10,
+    similar_ids: Collection[int] = (),
 ) -> Found:
     """Return the household's matching contacts, best first, with their channels
     and addresses, in one SELECT.
 
-    `channel` is a (kind, normalised value) pair, answered from its index.
+    `channel` is a (kind, normalised value) pair, answered from its index;
+    `similar_ids` are contacts the similar-name lane found.
     """
     contacts = match_contacts(
         household=household,
@@ -125,6 +128,7 @@ def find_contacts(
         statuses=statuses,
         kind=kind,
         channel=channel,
+        similar_ids=similar_ids,
     )
     contacts = contacts.annotate(
         **match_counts(),
@@ -191,8 +195,10 @@ def find_person_rows(
     """Return the household's people and contacts a query or channel finds, best first.
 
     Rows of every source are ordered by how strongly they match, then by
-    name. One SELECT per source searched. A channel value that cannot be read
-    raises a ValidationError naming `channel_value`.
+    name. One SELECT per source searched; when nobody matches by name, the
+    similar-name lane looks for typos and each source it found candidates in
+    is read once more. A channel value that cannot be read raises a
+    ValidationError naming `channel_value`.
     """
     parsed = parse_query(query, region=household.default_region) if query else None
     channel = None
@@ -206,26 +212,64 @@ def find_person_rows(
             )
         except ValueError as error:
             raise ValidationError({"channel_value": str(error)}) from error
-    found = []
     # A channel lookup is about contacts; in auto mode it must not list every
     # household member just because no query was given.
-    if source == "household" or (source == "auto" and (parsed or not channel)):
-        found.append(
-            find_household_people(
-                household=household, query=parsed, role=role, limit=limit
+    people = source == "household" or (
+        source == "auto" and (parsed is not None or not channel)
+    )
+
+    def lookup(members: Collection[int] | None, contacts: Collection[int] | None):
+        """Search the sources given ids for (None: skip it), one SELECT each."""
+        household_found = contacts_found = None
+        if members is not None:
+            household_found = find_household_people(
+                household=household,
+                query=parsed,
+                role=role,
+                limit=limit,
+                similar_ids=members,
             )
+        if contacts is not None:
+            contacts_found = find_contacts(
+                household=household,
+                query=parsed,
+                kind=kind,
+                statuses=statuses,
+                channel=channel,
+                limit=limit,
+                similar_ids=contacts,
+            )
+        return household_found, contacts_found
+
+    contacts_too = source in ("contacts", "auto")
+    household_found, contacts = lookup(
+        () if people else None, () if contacts_too else None
+    )
+    nobody = not (household_found and household_found.count) and not (
+        contacts and contacts.count
+    )
+    if nobody and parsed and not channel:
+        # Nobody by name: the typo lane, in the sources it has candidates in.
+        subjects = [
+            subject
+            for subject, searched in (
+                (Subject.MEMBER, people),
+                (Subject.CONTACT, contacts_too),
+            )
+            if searched
+        ]
+        similar = similar_name_ids(
+            household_id=household.pk, query=parsed, subjects=subjects
         )
-    contacts = None
-    if source in ("contacts", "auto"):
-        contacts = find_contacts(
-            household=household,
-            query=parsed,
-            kind=kind,
-            statuses=statuses,
-            channel=channel,
-            limit=limit,
+        members, similar_contacts = (
+            similar.get(Subject.MEMBER),
+            similar.get(Subject.CONTACT),
         )
-        found.append(contacts)
+        if members or similar_contacts:
+            household_found, contacts = lookup(
+                members or None, similar_contacts or None
+            )
+    found = [f for f in (household_found, contacts) if f is not None]
     merged = merge_found(found, limit=limit)
     contact_ids = []
     best = min((f.best_tier for f in found if f.best_tier is not None), default=None)
@@ -245,16 +289,20 @@ def find_household_people(
     query: Query | None = None,
     role: str | None = None,
     limit: int = 10,
+    similar_ids: Collection[int] = (),
 ) -> Found:
     """Return the household's matching people, best first, in one SELECT.
 
-    Removed memberships and deleted profiles are never found.
+    Removed memberships and deleted profiles are never found; `similar_ids`
+    are memberships the similar-name lane found.
     """
     memberships = Membership.objects.live(household=household)
     if role:
         memberships = memberships.filter(role=role)
     if query and not query.is_empty:
-        memberships = find_matches(memberships, query=query, columns=MEMBER_COLUMNS)
+        memberships = find_matches(
+            memberships, query=query, columns=MEMBER_COLUMNS, similar_ids=similar_ids
+        )
     else:
         memberships = memberships.annotate(
             match_tier=Value(int(Tier.EXACT)),
@@ -456,6 +504,14 @@ def search_everything(
     parsed = parse_query(query, region=household.default_region)
     if "contacts" in scopes and len(parsed.text) >= MIN_QUERY_LENGTH:
         contacts = find_contacts(household=household, query=parsed, limit=limit)
+        if not contacts.count:
+            similar = similar_name_ids(
+                household_id=household.pk, query=parsed, subjects=[Subject.CONTACT]
+            )[Subject.CONTACT]
+            if similar:
+                contacts = find_contacts(
+                    household=household, query=parsed, limit=limit, similar_ids=similar
+                )
         items += [
             {
                 "kind": "contact",

@@ -209,7 +209,11 @@ two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 
 (fewer are padded with recent contacts).""",
     input_serializer=FindPersonInput,
     output_serializer=FindPersonOutput,
-    cost="1 indexed SELECT per source: 1 for household or contacts, 2 for auto",
+    cost=(
+        "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
+        "when nobody matches by name, 1 similar-name lookup and 1 more SELECT "
+        "per source it found candidates in"
+    ),
     permissions=["admin", "member", "restricted"],
     side_effects=(
         "May emit a contact_picker card when several contacts match. No other writes."
@@ -396,8 +400,9 @@ for members and leads only people_search.""",
     input_serializer=SearchAnythingInput,
     output_serializer=SearchAnythingOutput,
     cost=(
-        "Up to 4 indexed SELECTs, and one count of the household's name words "
-        "every 5 minutes"
+        "Up to 4 indexed SELECTs, 2 more (a similar-name lookup and a SELECT) "
+        "when no contact matches by name, and one count of the household's name "
+        "words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects="none — read only",
