@@ -8,8 +8,7 @@ are aligned with the row's in any order, a missing or extra word costs
 instead of excluding, and only the rows close to the best one are returned.
 A small vocabulary is scanned exactly, which is both fast and complete; a
 large one asks the HNSW index with iterative scan. bench/names.py measures
-the lane against pg_trgm on the whole name; bench/people.py placed
-EXACT_SCAN_BELOW.
+the lane against pg_trgm on the whole name and times both paths.
 """
 
 import logging
@@ -30,9 +29,10 @@ from people_search.engine.text import fold_words
 logger = logging.getLogger(__name__)
 
 # Below this many distinct name words a household's vocabulary is scanned
-# exactly; above, the HNSW index is faster (bench/README.md, "People search at
-# scale").
-EXACT_SCAN_BELOW = 20_000
+# exactly; above, the HNSW index is faster and as complete: with 11,000 words
+# (100,000 census-style names) the scan took twice as long (bench/README.md,
+# "Name quality").
+EXACT_SCAN_BELOW = 5_000
 # Cosine similarity that makes a household word worth fetching for a query
 # word: low, since the whole name decides (tuned in bench/names.py).
 SIMILARITY_FLOOR = 0.35
@@ -51,6 +51,8 @@ _COUNT_TTL = 300
 # the rows using them, ranked by how much of the query they cover; and every
 # word of the best rows. The query words are materialised so each is cast to
 # a vector once; inlined, the cast ran for every row it was compared with.
+# The word scores are materialised too: inlined, each was computed again for
+# every row using the word.
 _NEAREST = """
     WITH query_words AS MATERIALIZED (
         SELECT position, word, vector::vector AS vector
@@ -75,7 +77,7 @@ _NEAREST = """
             ON name_word.household_id = %(household)s
             AND name_word.word %% query_words.word
     ),
-    word_scores AS (
+    word_scores AS MATERIALIZED (
         SELECT name_word.id, query_words.position, greatest(
             1 - (name_word.embedding <=> query_words.vector),
             similarity(name_word.word, query_words.word)
@@ -88,8 +90,14 @@ _NEAREST = """
         SELECT uses.subject, uses.subject_id, word_scores.position,
             max(word_scores.similarity) AS similarity
         FROM word_scores
-        JOIN people_search_nameworduse AS uses
-            ON uses.word_id = word_scores.id AND uses.subject = ANY(%(subjects)s)
+        CROSS JOIN LATERAL (
+            SELECT subject, subject_id
+            FROM people_search_nameworduse
+            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+            -- A fence: each word's rows come through its index, never from a
+            -- scan of every household's words.
+            OFFSET 0
+        ) AS uses
         WHERE word_scores.similarity >= least(%(floor)s, %(trigram_floor)s)
         GROUP BY 1, 2, 3
     ),
