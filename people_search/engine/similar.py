@@ -1,77 +1,180 @@
-"""Similar names: rows whose every name word is near a word of the query.
+"""Similar names: the household's names closest to a misspelled one, as a whole.
 
-Each distinct word of a household's names is embedded once (NameWord). A
-small vocabulary is scanned exactly, which is both fast and complete; a large
-one asks the HNSW index with iterative scan, so filtering by household still
-yields enough words. bench/people.py measured where the two cross (see
-EXACT_SCAN_BELOW).
+Each distinct word of a household's names is embedded once (NameWord). One
+query fetches, for each query word, the household's words near it by
+embedding or by trigram similarity, the rows using them, and every word of
+the best of those rows. Each row is then scored as a whole: the query's words
+are aligned with the row's in any order, a missing or extra word costs
+instead of excluding, and only the rows close to the best one are returned.
+A small vocabulary is scanned exactly, which is both fast and complete; a
+large one asks the HNSW index with iterative scan. bench/names.py measures
+the lane against pg_trgm on the whole name and times both paths.
 """
 
 import logging
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+import jellyfish
 from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 
 from people_search.engine.embeddings import EmbeddingError, embedding_provider
 from people_search.engine.models import NameWord
-from people_search.engine.text import name_words
+from people_search.engine.text import fold_words
 
 logger = logging.getLogger(__name__)
 
 # Below this many distinct name words a household's vocabulary is scanned
-# exactly; above, the HNSW index is faster (bench/README.md, "People search at
-# scale").
-EXACT_SCAN_BELOW = 20_000
-# Cosine similarity a name must reach to be worth showing (tuned in bench/).
-SIMILARITY_FLOOR = 0.45
-# Trigram similarity of two words that makes one a typo of the other.
-TRIGRAM_FLOOR = 0.4
-CANDIDATES = 24
+# exactly; above, the HNSW index is faster and as complete: with 11,000 words
+# (100,000 census-style names) the scan took twice as long (bench/README.md,
+# "Name quality").
+EXACT_SCAN_BELOW = 5_000
+# Cosine similarity that makes a household word worth fetching for a query
+# word: low, since the whole name decides (tuned in bench/names.py).
+SIMILARITY_FLOOR = 0.35
+# Trigram similarity that makes a household word worth fetching: a one-letter
+# typo of a five-letter word keeps about a third of its trigrams.
+TRIGRAM_FLOOR = 0.25
+# A row scoring below this is no one the query could mean.
+SCORE_FLOOR = 0.45
+# Rows further than this below the best row are left out.
+SCORE_MARGIN = 0.1
+CANDIDATES = 8
 _COUNT_TTL = 300
 
-# For each query word, the household's words near it by embedding (the
-# nearest, above the floor) or by trigram similarity, which catches typos the
-# embedding misses; then the rows whose names use those words. The query
-# words are materialised so each is cast to a vector once; inlined, the cast
-# ran for every row it was compared with.
+# For each query word, the household's words nearest to it by embedding and
+# those similar by trigrams; each of them scored against every query word;
+# the rows using them, ranked by how much of the query they cover; and every
+# word of the best rows. The query words are materialised so each is cast to
+# a vector once; inlined, the cast ran for every row it was compared with.
+# The word scores are materialised too: inlined, each was computed again for
+# every row using the word.
 _NEAREST = """
     WITH query_words AS MATERIALIZED (
         SELECT position, word, vector::vector AS vector
         FROM unnest(%(words)s::text[], %(vectors)s::text[])
             WITH ORDINALITY AS query_word(word, vector, position)
     ),
-    nearest AS (
-        SELECT query_words.position, near.id, near.similarity
+    near_words AS (
+        SELECT near.id
         FROM query_words
         CROSS JOIN LATERAL (
-            SELECT id, 1 - (embedding <=> query_words.vector) AS similarity
+            SELECT id, embedding <=> query_words.vector AS distance
             FROM people_search_nameword
             WHERE household_id = %(household)s
             ORDER BY embedding <=> query_words.vector
             LIMIT %(per_word)s
         ) AS near
-        WHERE near.similarity >= %(floor)s
-        UNION ALL
-        SELECT query_words.position, name_word.id,
-            similarity(name_word.word, query_words.word)
+        WHERE near.distance <= 1 - %(floor)s
+        UNION
+        SELECT name_word.id
         FROM query_words
         JOIN people_search_nameword AS name_word
             ON name_word.household_id = %(household)s
             AND name_word.word %% query_words.word
-            AND similarity(name_word.word, query_words.word) >= %(trigram_floor)s
+    ),
+    word_scores AS MATERIALIZED (
+        SELECT name_word.id, query_words.position, greatest(
+            1 - (name_word.embedding <=> query_words.vector),
+            similarity(name_word.word, query_words.word)
+        ) AS similarity
+        FROM near_words
+        JOIN people_search_nameword AS name_word ON name_word.id = near_words.id
+        CROSS JOIN query_words
+    ),
+    reached AS (
+        SELECT uses.subject, uses.subject_id, word_scores.position,
+            max(word_scores.similarity) AS similarity
+        FROM word_scores
+        CROSS JOIN LATERAL (
+            SELECT subject, subject_id
+            FROM people_search_nameworduse
+            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+            -- A fence: each word's rows come through its index, never from a
+            -- scan of every household's words.
+            OFFSET 0
+        ) AS uses
+        WHERE word_scores.similarity >= least(%(floor)s, %(trigram_floor)s)
+        GROUP BY 1, 2, 3
+    ),
+    candidates AS MATERIALIZED (
+        SELECT subject, subject_id
+        FROM reached
+        GROUP BY subject, subject_id
+        ORDER BY sum(similarity) DESC, subject_id
+        LIMIT %(candidates)s
+    ),
+    crowds AS (
+        SELECT array_agg(crowd ORDER BY position) AS crowds
+        FROM (
+            SELECT query_words.position, count(reached.subject_id) AS crowd
+            FROM query_words
+            LEFT JOIN reached
+                ON reached.position = query_words.position
+                AND reached.similarity >= %(close)s
+            GROUP BY query_words.position
+        ) AS per_word
     )
-    SELECT nearest.position, uses.subject, uses.subject_id, max(nearest.similarity)
-    FROM nearest
-    JOIN people_search_nameworduse AS uses
-        ON uses.word_id = nearest.id AND uses.subject = ANY(%(subjects)s)
-    GROUP BY 1, 2, 3
+    SELECT candidates.subject, candidates.subject_id, ARRAY(
+        SELECT name_word.word
+        FROM people_search_nameworduse AS uses
+        JOIN people_search_nameword AS name_word ON name_word.id = uses.word_id
+        WHERE uses.subject = candidates.subject
+            AND uses.subject_id = candidates.subject_id
+    ), crowds.crowds
+    FROM candidates
+    CROSS JOIN crowds
 """
 # Distinct words near one query word: spelling variants, not a crowd.
 _PER_WORD = 40
-_MAX_WORDS = 4
-_SAME_WORD = 0.999
+# Rows scored in Python: enough that the person meant is among them when
+# common first names crowd the query.
+_SCORED_ROWS = 200
+# Similarity at which a row counts towards a query word's crowd.
+_CLOSE = 0.6
+_MAX_WORDS = 5
+# Words less alike than this are different words, not a misspelling.
+_WORD_FLOOR = 0.6
+# What a first letter is worth against the name word it starts ("M." for Müller).
+_INITIAL = 0.6
+# An initial says less about who is meant than a word of the name.
+_INITIAL_WEIGHT = 0.3
+# A row's word the query leaves out costs this share of the score.
+_MISSING_WORD = 0.1
+# Below this score a row is shown only if no other row is as close.
+_LONE_SCORE = 0.6
+# Spellings that sound alike agree once respelled, but less than written alike.
+_SOUND_DISCOUNT = 0.95
+_DIGIT_LETTERS = str.maketrans("0134578", "oleastb")
+_SOUNDS = [
+    (re.compile(pattern), spelling)
+    for pattern, spelling in [
+        (r"y", "i"),
+        (r"j", "i"),
+        (r"sch", "sh"),
+        (r"ph", "f"),
+        (r"ck", "k"),
+        (r"ch", "k"),
+        (r"qu", "kw"),
+        (r"x", "ks"),
+        (r"c", "k"),
+        (r"(?<=[^aeiou])h|h(?=[^aeiou]|$)", ""),
+        (r"dt", "t"),
+        (r"d$", "t"),
+        (r"tz", "s"),
+        (r"z", "s"),
+        (r"v", "w"),
+        (r"ie", "i"),
+        (r"ei", "ai"),
+        (r"ou|oo", "u"),
+        (r"(.)\1+", r"\1"),
+    ]
+]
+_PRINTED = [("rn", "m"), ("cl", "d"), ("vv", "w")]
 
 
 @dataclass(frozen=True)
@@ -89,30 +192,34 @@ def find_similar_names(
     limit: int = CANDIDATES,
     floor: float = SIMILARITY_FLOOR,
     trigram_floor: float = TRIGRAM_FLOOR,
+    score_floor: float = SCORE_FLOOR,
+    margin: float = SCORE_MARGIN,
 ) -> list[SimilarName]:
-    """Return the household's names nearest to `name` that reach the floor.
+    """Return the household's names closest to `name` as a whole, best first.
 
     Never raises: when the name cannot be embedded or the vector query
     fails, log why and return no candidates, so search falls back to text
     and phone.
     """
-    words = list(dict.fromkeys(w for w in name_words(name) if len(w) > 1))
-    if not words:
+    words = query_words(name)
+    fetched = [word for word in words if len(word) > 1]
+    if not fetched:
         return []
-    words = words[:_MAX_WORDS]
     try:
-        vectors = embedding_provider().embed(words)
+        vectors = embedding_provider().embed(fetched)
     except EmbeddingError:
         logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
         return []
     parameters = {
         "household": household_id,
         "subjects": list(subjects),
-        "words": words,
+        "words": fetched,
         "vectors": [str(vector) for vector in vectors],
         "per_word": _PER_WORD,
         "floor": floor,
         "trigram_floor": trigram_floor,
+        "candidates": _SCORED_ROWS,
+        "close": _CLOSE,
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
@@ -124,6 +231,11 @@ def find_similar_names(
                 # The HNSW index walks, filtered by household.
                 cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
                 cursor.execute("SET LOCAL hnsw.ef_search = %s", [_PER_WORD])
+            # The trigram index answers `%` with this threshold.
+            cursor.execute(
+                "SET LOCAL pg_trgm.similarity_threshold = %s",
+                [min(trigram_floor, 1.0)],
+            )
             cursor.execute(_NEAREST, parameters)
             rows = cursor.fetchall()
     except DatabaseError:
@@ -131,30 +243,178 @@ def find_similar_names(
             "Similar-name search skipped: vector query failed.", exc_info=True
         )
         return []
-    return _rows_matching_every_word(rows, word_count=len(words))[:limit]
+    names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
+    crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
+    return pick_similar(
+        query=words,
+        typed=typed_words(name),
+        names=names,
+        weights={word: word_weight(crowd=crowds.get(word)) for word in words},
+        score_floor=score_floor,
+        margin=margin,
+        limit=limit,
+    )
 
 
-def _rows_matching_every_word(
-    rows: Sequence[tuple[int, str, int, float]], *, word_count: int
-) -> list[SimilarName]:
-    """Return the rows that every query word came close to, most similar first.
+def query_words(name: str) -> list[str]:
+    """Return the distinct folded words of a typed name, digits read as letters.
 
-    A row's similarity is that of its weakest word, so "Anna Mayer" finds
-    "Anna Meier" but not every other Anna.
+    OCR reads "l" as "1" and "O" as "0": a word mixing letters and digits is
+    a misread name word. Single letters stay, as initials.
     """
-    best: dict[tuple[str, int], dict[int, float]] = {}
-    for position, subject, subject_id, similarity in rows:
-        per_word = best.setdefault((subject, subject_id), {})
-        per_word[position] = max(similarity, per_word.get(position, -1.0))
-    found = [
-        SimilarName(subject, subject_id, min(per_word.values()))
-        for (subject, subject_id), per_word in best.items()
-        # Rows whose every word is the query's own are literal matches, which
-        # text search finds; they must not take a similar name's place.
-        if len(per_word) == word_count and min(per_word.values()) < _SAME_WORD
+    words = []
+    for word in fold_words(name):
+        if not word.isalpha():
+            if not any(char.isalpha() for char in word):
+                continue
+            word = word.translate(_DIGIT_LETTERS)
+        if word.isalpha() and word not in words:
+            words.append(word)
+    return words[:_MAX_WORDS]
+
+
+def typed_words(name: str) -> set[str]:
+    """Return the folded words of a name as typed, as text search sees them."""
+    return set(fold_words(name))
+
+
+def word_weight(*, crowd: int | None) -> float:
+    """Return how much a query word says about who is meant.
+
+    `crowd` counts the rows with a word close to it, None for an initial. A
+    rare surname says more than a first name many people share; a word no
+    row comes close to says most, so a row that lacks it scores low.
+    """
+    if crowd is None:
+        return _INITIAL_WEIGHT
+    return 1 / math.sqrt(math.log(3 + crowd))
+
+
+def pick_similar(
+    *,
+    query: Sequence[str],
+    typed: set[str],
+    names: dict[tuple[str, int], list[str]],
+    weights: dict[str, float],
+    score_floor: float = SCORE_FLOOR,
+    margin: float = SCORE_MARGIN,
+    limit: int = CANDIDATES,
+) -> list[SimilarName]:
+    """Return the rows whose names score near the best one and above the floor.
+
+    Rows with every typed word among their own are literal matches, which
+    text search finds; they must not take a similar name's place. A weak
+    best row is shown only when no other row comes as close: several rows
+    matching as weakly are a crowd, not the person meant.
+    """
+    scored = [
+        SimilarName(
+            subject, subject_id, name_score(query=query, name=words, weights=weights)
+        )
+        for (subject, subject_id), words in names.items()
+        if not typed <= set(words)
     ]
-    found.sort(key=lambda candidate: (-candidate.similarity, candidate.subject_id))
-    return found
+    scored.sort(key=lambda candidate: (-candidate.similarity, candidate.subject_id))
+    if not scored:
+        return []
+    best = scored[0].similarity
+    close = [c for c in scored if c.similarity >= max(score_floor, best - margin)]
+    if best < _LONE_SCORE and len(close) > 1:
+        return []
+    return close[:limit]
+
+
+def name_score(
+    *,
+    query: Sequence[str],
+    name: Sequence[str],
+    weights: dict[str, float] | None = None,
+) -> float:
+    """Return how well a name matches the query, from 0 to 1, words in any order.
+
+    Each query word is paired with a different word of the name so that the
+    pairs' similarities add up to the most; the score is their mean,
+    weighted by what each query word says (`weights`, 1 when not given),
+    less a share for each word of the name left unpaired.
+    """
+    if not query or not name:
+        return 0.0
+    weights = weights or {}
+    weighed = [weights.get(word, 1.0) for word in query]
+    similarities = [
+        [weight * word_similarity(q, w) for w in name]
+        for q, weight in zip(query, weighed, strict=True)
+    ]
+    total, paired = _best_pairing(similarities, len(name))
+    missing = len(name) - paired
+    return total / sum(weighed) * (1 - _MISSING_WORD) ** missing
+
+
+def _best_pairing(similarities: list[list[float]], width: int) -> tuple[float, int]:
+    """Return the largest total of pairs, one name word per query word, and
+    how many name words were paired.
+
+    Names and queries have a few words, so every assignment is tried.
+    """
+    best = (0.0, 0)
+
+    def extend(row: int, used: frozenset[int], total: float) -> None:
+        nonlocal best
+        if row == len(similarities):
+            best = max(best, (total, len(used)))
+            return
+        extend(row + 1, used, total)
+        for column in range(width):
+            value = similarities[row][column]
+            if value and column not in used:
+                extend(row + 1, used | {column}, total + value)
+
+    extend(0, frozenset(), 0.0)
+    return best
+
+
+@lru_cache(maxsize=16_384)
+def word_similarity(query_word: str, name_word: str) -> float:
+    """Return how alike two folded words are written, sound or print, 0 to 1.
+
+    A single letter is an initial: it matches the words it starts.
+    """
+    if query_word == name_word:
+        return 1.0
+    if len(query_word) == 1 or len(name_word) == 1:
+        return _INITIAL if name_word[0] == query_word[0] else 0.0
+    similarity = _edit_similarity(query_word, name_word)
+    printed = _printed(query_word), _printed(name_word)
+    if printed != (query_word, name_word):
+        similarity = max(similarity, _edit_similarity(*printed))
+    sounds = sound_key(query_word), sound_key(name_word)
+    if similarity < _SOUND_DISCOUNT and sounds != (query_word, name_word):
+        similarity = max(similarity, _SOUND_DISCOUNT * _edit_similarity(*sounds))
+    return similarity if similarity >= _WORD_FLOOR else 0.0
+
+
+def _edit_similarity(first: str, second: str) -> float:
+    """Return 1 less the edits (a swap of neighbours is one) per letter."""
+    if first == second:
+        return 1.0
+    distance = jellyfish.damerau_levenshtein_distance(first, second)
+    return max(0.0, 1 - distance / max(len(first), len(second)))
+
+
+@lru_cache(maxsize=4096)
+def sound_key(word: str) -> str:
+    """Return the word respelled as it sounds: Meier, Mayer -> "maier"."""
+    for pattern, spelling in _SOUNDS:
+        word = pattern.sub(spelling, word)
+    return word
+
+
+@lru_cache(maxsize=4096)
+def _printed(word: str) -> str:
+    """Return the word with letter pairs OCR merges read as one: "rn" -> "m"."""
+    for pair, letter in _PRINTED:
+        word = word.replace(pair, letter)
+    return word
 
 
 def vocabulary_size(household_id: int) -> int:

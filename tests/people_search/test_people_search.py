@@ -203,6 +203,70 @@ def test_spelling_variants_are_similar_names(api, household, stored, typed):
     ]
 
 
+@pytest.fixture
+def thomas(household):
+    for first, last in [("Thomas", "Becker"), ("Anna", "Müller"), ("Jonas", "Weber")]:
+        build_lead(household, first, last_name=last)
+    return build_lead(household, "Thomas", last_name="Müller")
+
+
+@pytest.mark.parametrize("typed", ["Tomas Müler", "Müler Tomas", "Thomaz Mueler"])
+def test_a_misspelled_name_finds_the_person_as_similar(api, thomas, typed):
+    body = search(api, typed)
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [
+        ("Thomas Müller", "similar_name")
+    ]
+    assert body["items"][0]["lead_id"] == thomas.pk
+
+
+def test_a_swapped_name_is_found_by_text(api, thomas):
+    assert [(i["name"], i["match"]) for i in search(api, "Müller Thomas")["items"]] == [
+        ("Thomas Müller", "name")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("Tomas M.", ["Thomas Müller"]),
+        ("Müler", ["Anna Müller", "Thomas Müller"]),
+    ],
+)
+def test_a_name_with_a_part_missing_finds_the_person(api, thomas, typed, expected):
+    body = search(api, typed)
+
+    assert [i["name"] for i in body["items"]] == expected
+    assert {i["match"] for i in body["items"]} == {"similar_name"}
+
+
+def test_a_missing_middle_name_and_typos_still_find_the_person(api, household):
+    build_lead(household, "Anna Maria", last_name="Schmidt")
+    build_lead(household, "Anna", last_name="Weber")
+
+    assert [(i["name"], i["match"]) for i in search(api, "Ana Schmitt")["items"]] == [
+        ("Anna Maria Schmidt", "similar_name")
+    ]
+
+
+def test_a_name_read_by_ocr_finds_the_person(api, thomas):
+    assert [i["name"] for i in search(api, "Th0mas Mu1ler")["items"]] == [
+        "Thomas Müller"
+    ]
+
+
+def test_the_lane_returns_at_most_8_similar_rows(household):
+    for index in range(12):
+        build_lead(household, f"Kim{'i' * index}", last_name="Müller")
+
+    found = similar.find_similar_names(
+        household_id=household.pk, name="Müler", subjects=["lead"]
+    )
+
+    assert len(found) == 8
+    assert {candidate.subject for candidate in found} == {"lead"}
+
+
 def test_unknown_name_finds_no_one(api, household):
     for first, last in [("Anna", "Meier"), ("Jonas", "Becker"), ("Dana", "Levi")]:
         build_lead(household, first, last_name=last)
