@@ -1,7 +1,7 @@
 """Name-quality benchmark: how well similar-name search finds misspelled people.
 
     .venv/bin/python bench/names.py [--roster 5000] [--queries 400] [--seed 7]
-                                    [--scale 50000] [--reps 200]
+                                    [--scale 50000 100000] [--reps 200]
 
 Builds a census-style roster of leads (German, English, Israeli and other
 names, some with a middle name, a long tail of rare surnames) and asks for
@@ -13,7 +13,8 @@ person is among the rows returned, at most 8) and, for unknown names, the
 rows returned, for the similar-name lane (`find_similar_names`) beside a
 pg_trgm baseline: `similarity(folded full name, folded query)` over all rows
 above a threshold, best 8. It then times the lane at the roster's size and in
-a household of `--scale` leads (reused when it exists; 0 skips it).
+households of `--scale` leads (kept for the next run; `--scale` alone skips
+them).
 Results: bench/results/names.{md,json}.
 """
 
@@ -474,8 +475,9 @@ def markdown_table(rows: list[dict[str, object]]) -> list[str]:
 
 def scale_timings(*, rows: int, seed: int, reps: int) -> dict[str, object]:
     """Time the lane and the baseline in a household of `rows` leads."""
-    people = build_household("bench-names-scale", rows=rows, seed=seed)
-    household = Household.objects.get(slug="bench-names-scale")
+    slug = f"bench-names-{rows // 1000}k"
+    people = build_household(slug, rows=rows, seed=seed)
+    household = Household.objects.get(slug=slug)
     cases = build_cases(people, per_kind=10, rng=random.Random(seed))
     queries = [case.query for case in cases]
     timings = {LANE: Timing(), BASELINE: Timing()}
@@ -510,7 +512,9 @@ def main() -> None:
     parser.add_argument("--roster", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=400, help="queries per kind")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--scale", type=int, default=50_000, help="0 skips it")
+    parser.add_argument(
+        "--scale", type=int, nargs="*", default=[50_000], help="leads; none skips it"
+    )
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--misses", type=int, default=0, help="print this many misses")
     args = parser.parse_args()
@@ -521,10 +525,9 @@ def main() -> None:
     tallies, timings, misses = evaluate(household.pk, cases)
     rows = table_rows(tallies)
     timing_rows = [timing_row(household.pk, leads=len(people), timings=timings)]
-    if args.scale:
-        timing_rows.append(
-            scale_timings(rows=args.scale, seed=args.seed, reps=args.reps)
-        )
+    timing_rows += [
+        scale_timings(rows=rows, seed=args.seed, reps=args.reps) for rows in args.scale
+    ]
     header = (
         f"{len(people):,} leads; {args.queries} queries of each kind "
         f"({len(cases):,} in all), seed {args.seed}. Recall@{SHOWN} per kind; "

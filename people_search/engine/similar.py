@@ -43,6 +43,8 @@ TRIGRAM_FLOOR = 0.25
 SCORE_FLOOR = 0.45
 # Rows further than this below the best row are left out.
 SCORE_MARGIN = 0.1
+# People search shows at most 8 rows of a group; more similar names would
+# only be cut there, in name order rather than by score.
 CANDIDATES = 8
 _COUNT_TTL = 300
 
@@ -150,6 +152,8 @@ _LONE_SCORE = 0.6
 # Spellings that sound alike agree once respelled, but less than written alike.
 _SOUND_DISCOUNT = 0.95
 _DIGIT_LETTERS = str.maketrans("0134578", "oleastb")
+# German and English spellings of one sound, in the order they are respelled:
+# y and j as i before ie and ei are read, doubled letters collapsed last.
 _SOUNDS = [
     (re.compile(pattern), spelling)
     for pattern, spelling in [
