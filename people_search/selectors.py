@@ -503,24 +503,23 @@ def search_everything(
         items += [*found.members, *found.leads]
     parsed = parse_query(query, region=household.default_region)
     if "contacts" in scopes and len(parsed.text) >= MIN_QUERY_LENGTH:
-        contacts = find_contacts(household=household, query=parsed, limit=limit)
-        if not contacts.count:
-            similar = similar_name_ids(
-                household_id=household.pk, query=parsed, subjects=[Subject.CONTACT]
-            )[Subject.CONTACT]
-            if similar:
-                contacts = find_contacts(
-                    household=household, query=parsed, limit=limit, similar_ids=similar
-                )
+        # find_person's contacts lane, typo fallback included.
+        contacts = find_person_rows(
+            household=household,
+            query=query,
+            source="contacts",
+            statuses=DEFAULT_CONTACT_STATUSES,
+            limit=limit,
+        )
         items += [
             {
                 "kind": "contact",
-                "contact_id": match.row["id"],
-                "name": match.row["display_name"],
-                "relation": match.row["relation"],
-                "contact_kind": match.row["kind"],
+                "contact_id": row["id"],
+                "name": row["display_name"],
+                "relation": row["relation"],
+                "contact_kind": row["kind"],
             }
-            for match in contacts.matches
+            for row in contacts.rows
         ]
     return items
 
