@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Case, CharField, F, QuerySet, Value, When
+from django.db.models import CharField, F, QuerySet, Value
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
@@ -18,7 +18,7 @@ from people_search.engine.matching import (
     Tier,
     find_matches,
     match_counts,
-    rank_matches,
+    match_group,
     returned_count,
     strongest_rows,
 )
@@ -42,7 +42,8 @@ class Found:
     """The first matches of one source, how many matched, and the best of them.
 
     `best_tier` is the strongest tier among all the source's matches (None
-    when nothing matched) and `best_count` how many matches share it.
+    when nothing matched) and `best_count` how many of the first matches share
+    it: 2 or more when several do.
     """
 
     matches: list[Match]
@@ -57,9 +58,10 @@ def _found(
     """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
 
     Its LIMIT reaches the database, so the rows' channels and addresses are
-    read for the first rows only; the weak matches give way here.
+    read for the first rows only; the weak matches give way here. Two rows at
+    least are read, to tell whether the best tier is shared.
     """
-    values = list(queryset[:limit])
+    values = list(queryset[: max(limit, 2)])
     if not values:
         return Found(matches=[], count=0)
     first = values[0]
@@ -68,11 +70,11 @@ def _found(
             Match(
                 tier=value["match_tier"], sort_name=value["sort_key"], row=to_row(value)
             )
-            for value in strongest_rows(values)
+            for value in strongest_rows(values[:limit])
         ],
         count=returned_count(total=first["match_total"], strong=first["match_strong"]),
         best_tier=first["match_tier"],
-        best_count=first["match_best"],
+        best_count=sum(value["match_tier"] == first["match_tier"] for value in values),
     )
 
 
@@ -146,7 +148,6 @@ def find_contacts(
             "match_reason",
             "match_total",
             "match_strong",
-            "match_best",
             "sort_key",
             "channel_list",
             "address_list",
@@ -318,7 +319,6 @@ def find_household_people(
             "match_reason",
             "match_total",
             "match_strong",
-            "match_best",
             "sort_key",
             "profile_id",
             "profile__first_name",
@@ -541,19 +541,23 @@ def _people_hits(
     """Return up to 8 hits of one group, literal matches before similar names.
 
     Within each, by name: people search keeps its spec's order rather than
-    the match tiers, whose rules decide who is found.
+    the match tiers, whose rules decide who is found. Rows that match only
+    inside a word give way to stronger ones (`rank_matches`' rule): they sort
+    last here, after the at most 8 similar names, so the first 24 rows hold
+    every hit either way.
     """
     values = list(
-        rank_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
-        .annotate(
-            lane=Case(When(match_tier=Tier.SIMILAR, then=Value(1)), default=Value(0))
-        )
+        find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
+        .annotate(lane=match_group(query, columns=columns, similar_ids=similar_ids))
         .order_by("lane", sort_name, "pk")
-        .values("match_reason", *fields)[:FIRST_ROWS]
+        .values("lane", "match_reason", *fields)[:FIRST_ROWS]
     )
+    strong = [value for value in values if value["lane"] == 0]
+    similar = [value for value in values if value["lane"] == 1]
+    literal = strong or [value for value in values if value["lane"] == 2]
     return [
         to_row(value, _people_match(value["match_reason"]))
-        for value in values[:MAX_HITS]
+        for value in [*literal, *similar][:MAX_HITS]
     ]
 
 

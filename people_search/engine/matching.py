@@ -29,26 +29,32 @@ waits: the folded `search_text` (trigram indexed, the WHERE), a `match_text`
 of the row's words by field (see `match_document`), and for contacts a
 `concepts` array (GIN indexed) of the concepts their relation and aliases
 name (see `concept_tokens`). The tiers are LIKEs on the matched rows only.
+
+The engine writes the SQL of these conditions itself (`_Rendered`), once per
+query, with its constants written out: built from Q objects, the tiers'
+CASE cost Django more to resolve and compile on every call, and psycopg more
+to bind, than PostgreSQL spent answering it.
 """
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
-from functools import reduce
+from functools import lru_cache, reduce
 from operator import and_, or_
 from typing import Any
 
 from django.db.models import (
-    Case,
+    BooleanField,
     CharField,
     Count,
+    Expression,
     F,
+    Field,
     IntegerField,
     Min,
     Q,
     QuerySet,
     Value,
-    When,
     Window,
 )
 from django.db.models.functions import Greatest
@@ -156,23 +162,19 @@ class MatchColumns:
             concepts=prefixed(self.concepts),
         )
 
+    def column(self, slot: str) -> str | None:
+        """Return the lookup of a column the conditions read ("pk" is the row's)."""
+        return "pk" if slot == "pk" else getattr(self, slot)
 
-def matches(query: Query, *, columns: MatchColumns) -> Q:
+
+def matches(query: Query, *, columns: MatchColumns) -> Expression:
     """Return the condition a row meets when the query matches it at all.
 
     Every term must appear in the folded search text (a trigram index serves
     each LIKE), name a concept of the row (its GIN index), or be a nickname
     of a name word; or the query's phone digits are inside the row's.
     """
-    conditions = _Conditions(query, columns)
-    condition = (
-        _all(conditions.found(term) for term in query.terms)
-        if query.terms
-        else Q(pk__in=[])
-    )
-    if phone := conditions.phone():
-        condition |= phone
-    return condition
+    return _Rendered(_literal(query), columns, BooleanField())
 
 
 def find_matches(
@@ -190,34 +192,24 @@ def find_matches(
     inside a word while stronger ones exist: `without_weak_matches` in SQL, or
     `strongest_rows` on the first rows of a limited query.
     """
-    literal = matches(query, columns=columns)
-    tier = match_tier(query, columns=columns)
-    reason = match_reason(query, columns=columns)
-    if not similar_ids:
-        return queryset.filter(literal).annotate(match_tier=tier, match_reason=reason)
-    similar = Q(pk__in=list(similar_ids))
-    queryset = queryset.filter(literal | similar).annotate(
-        literal_tier=Case(
-            When(literal, then=tier),
-            default=Value(int(Tier.SIMILAR)),
-            output_field=IntegerField(),
-        ),
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
+    return queryset.filter(_Rendered(sql.where, columns, BooleanField())).annotate(
+        match_tier=_Rendered(sql.tier, columns, IntegerField()),
+        match_reason=_Rendered(sql.reason, columns, CharField()),
     )
-    # A similar name says more than a term found inside a word.
-    return queryset.annotate(
-        match_tier=Case(
-            When(literal_tier__lt=Tier.INSIDE, then=F("literal_tier")),
-            When(similar, then=Value(int(Tier.SIMILAR))),
-            default=F("literal_tier"),
-            output_field=IntegerField(),
-        )
-    ).annotate(
-        match_reason=Case(
-            When(match_tier=Tier.SIMILAR, then=Value(str(Reason.SIMILAR_NAME))),
-            default=reason,
-            output_field=CharField(),
-        ),
-    )
+
+
+def match_group(
+    query: Query, *, columns: MatchColumns, similar_ids: Collection[int] = ()
+) -> Expression:
+    """Return how a `find_matches` row is listed by people search: 0 when it
+    matches at a word start, 1 when it is a similar name, 2 when it matches
+    only inside a word.
+
+    The same as grouping `match_tier`, without writing its CASE out again.
+    """
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
+    return _Rendered(sql.group, columns, IntegerField())
 
 
 def without_weak_matches(queryset: QuerySet) -> QuerySet:
@@ -265,13 +257,11 @@ def match_counts() -> dict[str, Window]:
     """Return window annotations counting `find_matches` rows, in the same SELECT.
 
     `match_total` counts every row the query matches, `match_strong` those
-    not only inside a word, `match_best` the rows of the row's own tier; on
-    the first row, that is the best tier.
+    not only inside a word.
     """
     return {
         "match_total": Window(Count("pk")),
         "match_strong": Window(Count("pk", filter=Q(match_tier__lt=Tier.INSIDE))),
-        "match_best": Window(Count("pk"), partition_by=[F("match_tier")]),
     }
 
 
@@ -281,184 +271,328 @@ def returned_count(*, total: int, strong: int) -> int:
     return strong or total
 
 
-def match_tier(query: Query, *, columns: MatchColumns) -> Case:
-    """Return each matching row's Tier."""
-    return Case(
-        *(
-            When(condition, then=Value(int(tier)))
-            for condition, tier, _ in _rules(query, columns)
-        ),
-        default=Value(int(Tier.INSIDE)),
-        output_field=IntegerField(),
-    )
+@dataclass(frozen=True)
+class _MatchSql:
+    where: "_Sql"
+    tier: "_Sql"
+    reason: "_Sql"
+    group: "_Sql"
 
 
-def match_reason(query: Query, *, columns: MatchColumns) -> Case:
-    """Return each matching row's Reason."""
-    return Case(
-        *(
-            When(condition, then=Value(str(reason)))
-            for condition, _, reason in _rules(query, columns)
-        ),
-        *(
-            When(condition, then=Value(str(reason)))
-            for condition, reason in _inside_reasons(query, columns)
-        ),
-        default=Value(str(Reason.EMAIL)),
-        output_field=CharField(),
-    )
+@lru_cache(maxsize=256)
+def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
+    """Return the WHERE, tier, reason and group of a query, built once per query.
 
-
-def _rules(query: Query, columns: MatchColumns) -> list[tuple[Q, Tier, Reason]]:
-    """Return (condition, tier, reason) from the strongest match to the weakest."""
-    conditions = _Conditions(query, columns)
-    rules: list[tuple[Q, Tier, Reason]] = []
-    terms = query.terms
-    if terms:
-        rules += [
-            (conditions.exact(_NAME), Tier.EXACT, Reason.NAME),
-            (conditions.exact(_ALIAS), Tier.EXACT, Reason.ALIAS),
+    With similar names a row is in when it matches literally or is similar;
+    a row that is not a literal match, or is one only inside a word but is
+    also similar, is Tier.SIMILAR.
+    """
+    literal = _literal(query)
+    where, tiers = literal, _rules(query)
+    if similar:
+        is_similar = _Sql("{pk} = ANY(") + _array(similar, "int") + _Sql(")")
+        where = literal | is_similar
+        tiers = [
             (
-                _all(conditions.starts(t, _NAME) for t in terms),
-                Tier.PREFIX,
-                Reason.NAME,
+                _Sql(f"NOT {literal.text}", literal.params),
+                Tier.SIMILAR,
+                Reason.SIMILAR_NAME,
             ),
+            *tiers,
+            (is_similar, Tier.SIMILAR, Reason.SIMILAR_NAME),
         ]
-        named = [conditions.starts(t, _NAME + _ALIAS) for t in terms]
-        rules.append((_all(named), Tier.PREFIX, Reason.ALIAS))
-        if any(term.concepts for term in terms):
-            conceptual = [
-                _any([name, conditions.concept(term)])
-                for name, term in zip(named, terms, strict=True)
-            ]
-            relation = _any(conditions.concept(t, _RELATION_CONCEPT) for t in terms)
-            rules += [
-                (_all(conceptual) & relation, Tier.CONCEPT, Reason.RELATION),
-                (_all(conceptual), Tier.CONCEPT, Reason.ALIAS),
-            ]
-        named = [
-            _any([name, conditions.concept(term), conditions.nickname(term)])
-            for name, term in zip(named, terms, strict=True)
-        ]
-        if any(term.nicknames for term in terms):
-            rules.append((_all(named), Tier.NICKNAME, Reason.NICKNAME))
-    if phone := conditions.phone():
-        rules.append((phone, Tier.OTHER, Reason.PHONE))
+
+    def tier_case(value: Callable[[Tier], int]) -> _Sql:
+        # A row meeting none of the conditions matches only inside a word.
+        return _case(
+            [(when, value(tier)) for when, tier, _ in tiers], value(Tier.INSIDE)
+        )
+
+    return _MatchSql(
+        where=where,
+        tier=tier_case(int),
+        reason=_case(
+            [(when, str(reason)) for when, _, reason in tiers]
+            + [(when, str(reason)) for when, reason in _inside_reasons(query)],
+            str(Reason.EMAIL),
+        ),
+        group=tier_case(_group),
+    )
+
+
+def _group(tier: Tier) -> int:
+    return {Tier.SIMILAR: 1, Tier.INSIDE: 2}.get(tier, 0)
+
+
+def _literal(query: Query) -> "_Sql":
+    """Return the condition of a literal match: every term found, or the phone."""
+    condition = _all(_found(term) for term in query.terms) if query.terms else _FALSE
+    if query.phone_digits:
+        condition |= _like("phone_digits", query.phone_digits)
+    return condition
+
+
+def _rules(query: Query) -> list[tuple["_Sql", Tier, Reason]]:
+    """Return (condition, tier, reason) from the strongest match to the weakest.
+
+    Every tier here is stronger than Tier.INSIDE, the tier of the rest. Each
+    term's condition is one LIKE ANY of the places its words may start (and
+    the row's concepts), so a tier costs one short test per term.
+    """
+    words = _Patterns(query)
+    rules: list[tuple[_Sql, Tier, Reason]] = []
+    terms = query.terms
+
+    def every_term(
+        places: Callable[[Term], tuple[str, ...]], *, concepts: bool = False
+    ) -> _Sql:
+        return _all(
+            _any([_like_any(places(t)), _concept(t) if concepts else None])
+            for t in terms
+        )
+
     if terms:
-        with_relation = [
-            found | conditions.starts(term, _RELATION)
-            for found, term in zip(named, terms, strict=True)
-        ]
-        with_email = [
-            found | conditions.starts(term, _EMAIL)
-            for found, term in zip(with_relation, terms, strict=True)
-        ]
         rules += [
-            (_all(with_relation), Tier.OTHER, Reason.RELATION),
-            (_all(with_email), Tier.OTHER, Reason.EMAIL),
+            (_like_any(words.exact(_NAME)), Tier.EXACT, Reason.NAME),
+            (_like_any(words.exact(_ALIAS)), Tier.EXACT, Reason.ALIAS),
+            (every_term(words.names), Tier.PREFIX, Reason.NAME),
+            (every_term(words.named), Tier.PREFIX, Reason.ALIAS),
+        ]
+        if any(term.concepts for term in terms):
+            conceptual = every_term(words.named, concepts=True)
+            relation = _any(_concept(t, _RELATION_CONCEPT) for t in terms)
+            rules += [
+                (conceptual & relation, Tier.CONCEPT, Reason.RELATION),
+                (conceptual, Tier.CONCEPT, Reason.ALIAS),
+            ]
+        if any(term.nicknames for term in terms):
+            rules.append(
+                (
+                    every_term(words.nicknamed, concepts=True),
+                    Tier.NICKNAME,
+                    Reason.NICKNAME,
+                )
+            )
+    if query.phone_digits:
+        rules.append(
+            (_like("phone_digits", query.phone_digits), Tier.OTHER, Reason.PHONE)
+        )
+    if terms:
+        rules += [
+            (every_term(words.related, concepts=True), Tier.OTHER, Reason.RELATION),
+            (every_term(words.anywhere, concepts=True), Tier.OTHER, Reason.EMAIL),
         ]
     return rules
 
 
-def _inside_reasons(query: Query, columns: MatchColumns) -> list[tuple[Q, Reason]]:
+def _inside_reasons(query: Query) -> list[tuple["_Sql", Reason]]:
     """Return where the terms of a row matching only inside words sit."""
-    conditions = _Conditions(query, columns)
-    reasons = []
-    for tags, reason in (
-        (_NAME, Reason.NAME),
-        (_NAME + _ALIAS, Reason.ALIAS),
-        (_NAME + _ALIAS + _RELATION, Reason.RELATION),
-    ):
-        if query.terms:
-            reasons.append(
-                (_all(conditions.inside(t, tags) for t in query.terms), reason)
-            )
-    return reasons
+    if not query.terms:
+        return []
+    return [
+        (
+            _all(
+                _Sql("{match_text} ~ ANY(") + _array(_inside(term, fields)) + _Sql(")")
+                for term in query.terms
+            ),
+            reason,
+        )
+        for fields, reason in (
+            (_NAME, Reason.NAME),
+            (_NAME + _ALIAS, Reason.ALIAS),
+            (_NAME + _ALIAS + _RELATION, Reason.RELATION),
+        )
+    ]
 
 
-class _Conditions:
-    """The conditions on one model's columns that the tiers are made of."""
+def _inside(term: Term, fields: str) -> tuple[str, ...]:
+    """Return patterns of the term anywhere in a segment of these fields."""
+    # Folded words are letters and digits only: no regular-expression
+    # operator comes from the term.
+    return tuple(rf"\|{field}[^|]*{field.join(term.words)}" for field in fields)
 
-    def __init__(self, query: Query, columns: MatchColumns) -> None:
+
+class _Patterns:
+    """Where a query's words may stand in a match document, as LIKE patterns."""
+
+    def __init__(self, query: Query) -> None:
         self.query = query
-        self.columns = columns
 
-    def found(self, term: Term) -> Q:
-        """Return the WHERE condition of one term: its text, concept or nickname."""
-        condition = Q(**{f"{self.columns.search_text}__contains": term.text})
-        if (concept := self.concept(term)) is not None:
-            condition |= concept
-        if (nickname := self.nickname(term, narrowed=True)) is not None:
-            condition |= nickname
-        return condition
-
-    def phone(self) -> Q | None:
-        if not (self.columns.phone_digits and self.query.phone_digits):
-            return None
-        return Q(**{f"{self.columns.phone_digits}__contains": self.query.phone_digits})
-
-    def exact(self, field: str) -> Q:
-        """Return that a whole segment of the field is the query."""
-        return _any(
-            self._contains(f"|{_segment(field, phrase.split())}|")
+    def exact(self, field: str) -> tuple[str, ...]:
+        """A whole segment of the field is the query."""
+        return tuple(
+            f"|{_segment(field, phrase.split())}|"
             for phrase in self.query.exact_phrases
         )
 
-    def starts(self, term: Term, fields: str) -> Q:
-        """Return that the term starts a word of one of these fields."""
-        return _any(self._contains(field + field.join(term.words)) for field in fields)
+    def names(self, term: Term) -> tuple[str, ...]:
+        """The term starts a word of a name."""
+        return self._starts(term, _NAME)
 
-    def inside(self, term: Term, fields: str) -> Q:
-        """Return that the term appears anywhere in a segment of these fields."""
-        # Folded words are letters and digits only: no regular-expression
-        # operator comes from the term.
-        return _any(
-            Q(
-                **{
-                    f"{self.columns.match_text}__regex": (
-                        rf"\|{field}[^|]*{field.join(term.words)}"
-                    )
-                }
-            )
-            for field in fields
+    def named(self, term: Term) -> tuple[str, ...]:
+        """… of a name or an alias."""
+        return self._starts(term, _NAME + _ALIAS)
+
+    def nicknamed(self, term: Term) -> tuple[str, ...]:
+        """… or a word of a name or an alias is one of the term's nicknames."""
+        return self.named(term) + tuple(
+            f"{field}{nickname}{field}"
+            for nickname in term.nicknames
+            for field in (_NAME, _ALIAS)
         )
 
-    def concept(self, term: Term, field: str | None = None) -> Q | None:
-        """Return that the row's relation or an alias names the term's concept."""
-        if not (self.columns.concepts and term.concepts):
-            return None
-        fields = (field,) if field else (_RELATION_CONCEPT, _ALIAS_CONCEPT)
-        tokens = [prefix + concept for prefix in fields for concept in term.concepts]
-        return Q(**{f"{self.columns.concepts}__overlap": tokens})
+    def related(self, term: Term) -> tuple[str, ...]:
+        """… or the term starts a word of the relation."""
+        return self.nicknamed(term) + self._starts(term, _RELATION)
 
-    def nickname(self, term: Term, *, narrowed: bool = False) -> Q | None:
-        """Return that a word of a name or alias is one of the term's nicknames.
+    def anywhere(self, term: Term) -> tuple[str, ...]:
+        """… or of an email."""
+        return self.related(term) + self._starts(term, _EMAIL)
 
-        Narrowed, each nickname is first looked up in the indexed search text.
-        """
-        if not term.nicknames:
-            return None
-        conditions = []
-        for nickname in term.nicknames:
-            condition = self._contains(f"{_NAME}{nickname}{_NAME}") | self._contains(
-                f"{_ALIAS}{nickname}{_ALIAS}"
-            )
-            if narrowed:
-                # First: most rows fail this one LIKE, which an index serves.
-                condition = (
-                    Q(**{f"{self.columns.search_text}__contains": nickname}) & condition
-                )
-            conditions.append(condition)
-        return _any(conditions)
-
-    def _contains(self, text: str) -> Q:
-        return Q(**{f"{self.columns.match_text}__contains": text})
+    @staticmethod
+    def _starts(term: Term, fields: str) -> tuple[str, ...]:
+        return tuple(field + field.join(term.words) for field in fields)
 
 
-def _all(conditions: Iterable[Q]) -> Q:
+def _concept(term: Term, field: str | None = None) -> "_Sql | None":
+    """Return that the row's relation or an alias names the term's concept."""
+    if not term.concepts:
+        return None
+    fields = (field,) if field else (_RELATION_CONCEPT, _ALIAS_CONCEPT)
+    tokens = tuple(prefix + concept for prefix in fields for concept in term.concepts)
+    return _Sql("{concepts} && ") + _array(tokens, "varchar")
+
+
+def _found(term: Term) -> "_Sql":
+    """Return the WHERE condition of one term: its text, concept or nickname.
+
+    Each nickname is first looked up in the indexed search text, so that the
+    trigram index serves every branch.
+    """
+    nicknames = [
+        _like("search_text", nickname)
+        & _like_any((f"{_NAME}{nickname}{_NAME}", f"{_ALIAS}{nickname}{_ALIAS}"))
+        for nickname in term.nicknames
+    ]
+    return _any([_like("search_text", term.text), _concept(term), *nicknames])
+
+
+# The columns a condition reads, as `{slot}`s in its text, and where each is
+# found from the queried model; a model without one never meets a condition
+# on it.
+_SLOTS = ("pk", "search_text", "match_text", "phone_digits", "concepts")
+
+
+@dataclass(frozen=True)
+class _Sql:
+    """A condition or a value in SQL: `{slot}` for each column it reads,
+    `%s` for each of `params` in order (see `_constant`)."""
+
+    text: str
+    params: tuple[Any, ...] = ()
+
+    def __and__(self, other: "_Sql") -> "_Sql":
+        return _Sql(f"({self.text} AND {other.text})", self.params + other.params)
+
+    def __or__(self, other: "_Sql") -> "_Sql":
+        return _Sql(f"({self.text} OR {other.text})", self.params + other.params)
+
+    def __add__(self, other: "_Sql") -> "_Sql":
+        return _Sql(self.text + other.text, self.params + other.params)
+
+
+def _constant(value: str | int) -> _Sql:
+    """Return a constant of the query in SQL: written out when it is a number or
+    text without a quote (folded words, patterns, concepts), else a parameter.
+
+    psycopg binds parameters on the client, one dump per parameter and
+    call; a query's many patterns cost more that way than its SQL does. A
+    literal without a quote cannot end early (PostgreSQL reads backslashes
+    in it as plain characters, its default since 9.1); `%` and braces are
+    doubled for psycopg's and `_Rendered`'s formatting.
+    """
+    if isinstance(value, int):
+        return _Sql(str(int(value)))
+    if "'" in value or "\x00" in value:
+        return _Sql("%s", (value,))
+    escaped = value.replace("%", "%%").replace("{", "{{").replace("}", "}}")
+    return _Sql(f"'{escaped}'")
+
+
+def _array(values: Sequence[str | int], element: str = "text") -> _Sql:
+    """Return an array of constants, typed `element[]`."""
+    items = [_constant(value) for value in values]
+    return _Sql(
+        f"ARRAY[{', '.join(item.text for item in items)}]::{element}[]",
+        tuple(param for item in items for param in item.params),
+    )
+
+
+_FALSE = _Sql("FALSE")
+
+
+def _like(slot: str, text: str) -> _Sql:
+    """Return that the column's text contains this text."""
+    return _Sql(f"{{{slot}}} LIKE ") + _constant(_containing(text))
+
+
+def _like_any(texts: Sequence[str]) -> _Sql:
+    """Return that the match document contains one of these texts."""
+    patterns = _array(tuple(map(_containing, texts)))
+    return _Sql("{match_text} LIKE ANY(") + patterns + _Sql(")")
+
+
+def _containing(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _all(conditions: Iterable[_Sql]) -> _Sql:
     return reduce(and_, conditions)
 
 
-def _any(conditions: Iterable[Q | None]) -> Q:
-    present: Sequence[Q] = [c for c in conditions if c is not None]
-    return reduce(or_, present) if present else Q(pk__in=[])
+def _any(conditions: Iterable[_Sql | None]) -> _Sql:
+    present = [c for c in conditions if c is not None]
+    return reduce(or_, present) if present else _FALSE
+
+
+def _case(whens: Sequence[tuple[_Sql, int | str]], default: int | str) -> _Sql:
+    if not whens:
+        return _constant(default)
+    case = _Sql("(CASE")
+    for when, value in whens:
+        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + _constant(value)
+    return case + _Sql(" ELSE ") + _constant(default) + _Sql(" END)")
+
+
+class _Rendered(Expression):
+    """SQL the engine writes itself around the few columns it reads.
+
+    Django resolves and compiles the column references only; the text around
+    them is built once per query (`_match_sql`), so a long CASE costs a
+    string format however often a surface's query refers to it.
+    """
+
+    def __init__(self, sql: _Sql, columns: MatchColumns, output_field: Field) -> None:
+        super().__init__(output_field=output_field)
+        self.sql = sql
+        self.columns = columns
+        self.slots = [slot for slot in _SLOTS if f"{{{slot}}}" in sql.text]
+        self.sources: list[Any] = [
+            F(column) if (column := columns.column(slot)) else Value(None)
+            for slot in self.slots
+        ]
+
+    def get_source_expressions(self) -> list[Any]:
+        return self.sources
+
+    def set_source_expressions(self, exprs: Sequence[Any]) -> None:
+        self.sources = list(exprs)
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        columns = {}
+        for slot, source in zip(self.slots, self.sources, strict=True):
+            # A column reference, or NULL where the model has no such column,
+            # so that no condition on it holds. Neither takes parameters.
+            columns[slot], _ = compiler.compile(source)
+        return self.sql.text.format_map(columns), list(self.sql.params)

@@ -366,3 +366,10 @@ def test_literal_matches_keep_name_order_whatever_their_strength(api, household)
         ("lead", "Anna Zorn"),
         ("lead", "Bert Anna"),
     ]
+
+
+@pytest.mark.parametrize("query", ["¬𚌳?", "?!", "--"])
+def test_query_without_words_or_digits_finds_nobody(api, dana, query):
+    assert search(api, query)["items"] == []
+    response = api.call("search_anything", {"query": query})
+    assert response.status_code == 200, response.content
