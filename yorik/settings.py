@@ -227,6 +227,8 @@ VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))
 # Who a logged-in visitor of a card page is: the household app answers.
 YORIK_PAGE_VIEWER = "household.callers.caller_for_user"
+# Who acts for a card's creator through its signed link: the household app answers.
+YORIK_PROFILE_CALLER = "household.callers.caller_for_profile"
 YORIK_VCARD_MAX_BYTES = int(
     os.environ.get("YORIK_VCARD_MAX_BYTES", str(20 * 1024 * 1024))
 )
