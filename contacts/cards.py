@@ -109,7 +109,7 @@ def group_by_letter(rows: Iterable[CardRow]) -> list[LetterGroup]:
 
 
 def _rows_context(
-    card: Card, viewer: Caller | None, params: Mapping[str, str]
+    card: Card, reader: Caller, params: Mapping[str, str]
 ) -> dict[str, Any]:
     rows = read_picker_rows(card)
     return {
@@ -123,7 +123,7 @@ def _rows_context(
 
 
 def _letters_context(
-    card: Card, viewer: Caller | None, params: Mapping[str, str]
+    card: Card, reader: Caller, params: Mapping[str, str]
 ) -> dict[str, Any]:
     """Show one page of the alphabetical list, grouped under its letters."""
     fields = ("id", "display_name", "relation", "kind", "sort_name")

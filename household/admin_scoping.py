@@ -13,7 +13,7 @@ from django.db.models import UniqueConstraint
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
-from household.models import Household, Membership, MembershipStatus, Role
+from household.models import Household, Membership, Role
 
 _REQUEST_CACHE = "_administered_household"
 
@@ -25,9 +25,9 @@ def administered_household(
     if not (user.is_authenticated and user.is_active and user.is_staff):
         return None
     membership = (
-        Membership.objects.live()
+        Membership.objects.acting()
         .select_related("household")
-        .filter(profile__user=user, role=Role.ADMIN, status=MembershipStatus.ACTIVE)
+        .filter(profile__user=user, role=Role.ADMIN)
         .first()
     )
     return membership.household if membership else None

@@ -42,6 +42,13 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         )
         if membership is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        if not membership.acts:
+            # Offboarding: the token stays on record but does nothing, whatever
+            # the role, until the membership is active again.
+            raise exceptions.AuthenticationFailed(
+                f"The membership behind this token is {membership.status}; "
+                "only active members may use the API."
+            )
         token = ApiToken(
             pk=membership.token_id,
             profile=membership.profile,

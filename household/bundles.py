@@ -175,21 +175,25 @@ def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
 
     usernames = [person.get("username") for person in rows_of(bundle.get("people"))]
     listed_twice = duplicates(usernames)
+    # Importing a person attaches the login of that name, so every login that
+    # is not already this household's is refused: another household's, and
+    # one without a profile (a superuser's, say), which would change hands.
     logins_elsewhere = get_user_model().objects.filter(
-        username__in=[u for u in usernames if isinstance(u, str)],
-        profile__isnull=False,
+        username__in=[u for u in usernames if isinstance(u, str)]
     )
     if existing:
         logins_elsewhere = logins_elsewhere.exclude(profile__household=existing)
-    taken = set(logins_elsewhere.values_list("username", flat=True))
+    taken = dict(logins_elsewhere.values_list("username", "profile__household"))
     for index, username in enumerate(usernames):
         if is_among(username, listed_twice):
             found.append(f"people[{index}].username: {username!r} is listed twice")
         if is_among(username, taken):
-            found.append(
-                f"people[{index}].username: login {username!r} belongs to another "
-                "household"
+            where = (
+                "belongs to another household"
+                if taken[username]
+                else "exists already outside any household"
             )
+            found.append(f"people[{index}].username: login {username!r} {where}")
     known = {username for username in usernames if isinstance(username, Hashable)}
 
     for index, lead in enumerate(rows_of(bundle.get("leads"))):

@@ -6,7 +6,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 
 from household.models import Household, Membership, UserProfile
-from household.selectors import membership_for_user
+from household.selectors import acting_membership, membership_for_user
 
 
 @dataclass(frozen=True)
@@ -41,4 +41,10 @@ class MemberCaller:
 def caller_for_user(user: AbstractBaseUser | AnonymousUser) -> MemberCaller | None:
     """Return the member behind a logged-in user, or None: YORIK_PAGE_VIEWER."""
     membership = membership_for_user(user)
+    return MemberCaller(membership=membership) if membership else None
+
+
+def caller_for_profile(profile_id: int) -> MemberCaller | None:
+    """Return the acting member behind a profile, or None: YORIK_PROFILE_CALLER."""
+    membership = acting_membership(profile_id)
     return MemberCaller(membership=membership) if membership else None

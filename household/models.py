@@ -187,6 +187,15 @@ class MembershipQuerySet(models.QuerySet["Membership"]):
             status=MembershipStatus.REMOVED
         )
 
+    def acting(self, *, household: Household | None = None) -> "MembershipQuerySet":
+        """Return the live memberships that may act: those whose status is active.
+
+        The one rule every surface asks (API and MCP tokens, pages, card links,
+        admin): pending, paused and cancelled members are still listed as
+        people of the household, but nothing is done in their name.
+        """
+        return self.live(household=household).filter(status=MembershipStatus.ACTIVE)
+
 
 class Membership(models.Model):
     household = models.ForeignKey(
@@ -238,6 +247,11 @@ class Membership(models.Model):
             raise ValidationError(
                 {"profile": "The person belongs to another household."}
             )
+
+    @property
+    def acts(self) -> bool:
+        """Return whether this live membership may act (MembershipQuerySet.acting)."""
+        return self.status == MembershipStatus.ACTIVE
 
     @property
     def tier(self) -> Tier:

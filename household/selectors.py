@@ -30,26 +30,27 @@ def profile_for_login(username: str) -> UserProfile | None:
     )
 
 
-def active_membership(profile: UserProfile) -> Membership | None:
-    """Return the profile's live membership of its household, or None."""
+def acting_membership(profile_id: int) -> Membership | None:
+    """Return the profile's membership if it may act (status active), or None."""
     return (
-        Membership.objects.live()
-        .select_related("household")
-        .filter(profile=profile)
+        Membership.objects.acting()
+        .select_related("household", "profile")
+        .filter(profile_id=profile_id)
         .first()
     )
 
 
 def membership_for_user(user: AbstractBaseUser | AnonymousUser) -> Membership | None:
-    """Return the household membership behind a logged-in user, or None.
+    """Return the acting household membership behind a logged-in user, or None.
 
-    Pages read the household from here; deleted profiles and removed
-    memberships have none, like the agent API's bearer tokens.
+    Pages read the household from here; like the agent API's bearer tokens,
+    a login acts only while its membership is active (not pending, paused,
+    cancelled or removed) and its profile is not deleted.
     """
     if not user.is_authenticated:
         return None
     return (
-        Membership.objects.live()
+        Membership.objects.acting()
         .select_related("household", "profile")
         .filter(profile__user=user)
         .first()

@@ -4,7 +4,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from household.callers import MemberCaller
-from household.selectors import active_membership
 from people_search.selectors import PeopleResults, people_with_ids
 from yorik.cards import CardType, card_type
 from yorik.models import Card
@@ -27,20 +26,16 @@ def people_results_payload(query: str, found: PeopleResults) -> dict[str, Any]:
 
 
 def _context(
-    card: Card, viewer: MemberCaller | None, params: Mapping[str, str]
+    card: Card, reader: MemberCaller, params: Mapping[str, str]
 ) -> dict[str, Any]:
-    """Show the hits as they are now; leads as far as the viewer may see them.
+    """Show the hits as they are now; leads as far as the reader may see them.
 
     A logged-in member sees what their own lead access allows; a visitor
     through the signed link, what the card's creator may see now.
     """
-    if viewer is not None:
-        actor = viewer.membership
-    else:
-        actor = card.created_by and active_membership(card.created_by)
     found = people_with_ids(
         household=card.household,
-        actor=actor or None,
+        actor=reader.membership,
         members=card.payload.get("members", []),
         leads=card.payload.get("leads", []),
     )

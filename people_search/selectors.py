@@ -401,14 +401,14 @@ def search_people(
 def people_with_ids(
     *,
     household: Household,
-    actor: Membership | None,
+    actor: Membership,
     members: Sequence[Mapping[str, Any]],
     leads: Sequence[Mapping[str, Any]],
 ) -> PeopleResults:
     """Return stored hits ({membership_id or lead_id, match}) as the rows are now.
 
-    Members no longer live and leads the actor may not see (all, without an
-    actor) are left out; the stored order is kept.
+    Members no longer live and leads the actor may not see are left out; the
+    stored order is kept.
     """
     member_values = {
         value["pk"]: value
@@ -416,14 +416,12 @@ def people_with_ids(
         .filter(pk__in=[hit["membership_id"] for hit in members])
         .values(*MEMBER_FIELDS)
     }
-    lead_values = {}
-    if actor is not None:
-        lead_values = {
-            value["pk"]: value
-            for value in visible_leads(actor=actor)
-            .filter(pk__in=[hit["lead_id"] for hit in leads])
-            .values(*LEAD_FIELDS)
-        }
+    lead_values = {
+        value["pk"]: value
+        for value in visible_leads(actor=actor)
+        .filter(pk__in=[hit["lead_id"] for hit in leads])
+        .values(*LEAD_FIELDS)
+    }
     return PeopleResults(
         members=[
             _member_row(member_values[hit["membership_id"]], hit["match"])

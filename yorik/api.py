@@ -232,21 +232,22 @@ class CardReadSerializer(serializers.Serializer):
 
 
 class CardDetailView(AgentApiView):
-    """Read back a card of the caller's household, to continue after a pick."""
+    """Read back a card the caller emitted, to continue after a pick."""
 
     @extend_schema(
         operation_id="get_card",
         summary="A card the assistant emitted, with the contact picked on it",
         description=(
             "Poll after emitting a card with pick_to_chat: `picked` stays null "
-            "until the person picks a contact on the card's page. Cards of other "
-            "households are 404."
+            "until the person picks a contact on the card's page. Only the card's "
+            "creator reads it: other members' cards, like other households', "
+            "are 404."
         ),
         responses={200: CardReadSerializer, **ERRORS},
         tags=["cards"],
     )
     def get(self, request: Request, card_id: UUID) -> Response:
-        card = find_card(household=request.user.household, card_id=card_id)
+        card = find_card(caller=request.user, card_id=card_id)
         if card is None:
             raise exceptions.NotFound("No such card.")
         data: dict[str, Any] = {

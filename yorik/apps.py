@@ -1,8 +1,10 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 from django.utils.module_loading import autodiscover_modules
 
 
 class YorikConfig(AppConfig):
+    default = True
     name = "yorik"
     verbose_name = "Yorik"
 
@@ -13,3 +15,10 @@ class YorikConfig(AppConfig):
         # and cards.py are imported.
         autodiscover_modules("cards")
         autodiscover_modules("skills")
+
+
+class YorikAdminConfig(admin_apps.AdminConfig):
+    """Django admin, with the project's site (yorik.admin_site) as its default."""
+
+    default = False
+    default_site = "yorik.admin_site.YorikAdminSite"

@@ -32,17 +32,18 @@ _SALT = "yorik.cards"
 class CardType:
     """A kind of card, declared by the app that owns it.
 
-    `context` returns the template's context for a viewer (the logged-in
-    member of the card's household who opened it, or None for a visitor
-    through the signed link, who sees what the card's creator may see now)
-    and the page's query parameters (e.g. `page` on a long card).
+    `context` returns the template's context for the reader whose rights
+    the rows are filtered by (the logged-in member of the card's household
+    who opened it, or, for a visitor through the signed link, the card's
+    creator as they are now) and the page's query parameters (e.g. `page`
+    on a long card).
     `pick` returns the row a pick names if the card may be answered with
     it, else None; kinds without it cannot be picked.
     """
 
     kind: str
     template: str
-    context: Callable[[Card, Caller | None, Mapping[str, str]], dict[str, Any]]
+    context: Callable[[Card, Caller, Mapping[str, str]], dict[str, Any]]
     pick: Callable[[Card, int], models.Model | None] | None = None
 
 
@@ -72,6 +73,13 @@ def card_kinds() -> list[str]:
 def page_viewer(user: AbstractBaseUser | AnonymousUser) -> Caller | None:
     """Return the member behind a logged-in user, as settings.YORIK_PAGE_VIEWER says."""
     return import_string(settings.YORIK_PAGE_VIEWER)(user)
+
+
+def profile_caller(profile_id: int | None) -> Caller | None:
+    """Return the member who may act for a profile, as YORIK_PROFILE_CALLER says."""
+    if profile_id is None:
+        return None
+    return import_string(settings.YORIK_PROFILE_CALLER)(profile_id)
 
 
 def create_card(
@@ -113,17 +121,17 @@ def link_is_valid(card_id: str, token: str) -> bool:
 
 @dataclass(frozen=True)
 class OpenedCard:
-    """A card a visitor may see, and the member who opened it, if logged in."""
+    """A card a visitor may see, and the member whose rights filter its rows."""
 
     card: Card
-    viewer: Caller | None
+    reader: Caller
 
     @property
     def card_type(self) -> CardType:
         return get_card_type(self.card.kind)
 
     def context(self, params: Mapping[str, str]) -> dict[str, Any]:
-        return self.card_type.context(self.card, self.viewer, params)
+        return self.card_type.context(self.card, self.reader, params)
 
 
 def open_card(
@@ -131,8 +139,10 @@ def open_card(
 ) -> OpenedCard | None:
     """Return the card if the visitor may open it, else None.
 
-    A live card opens through its signed link, or for a logged-in member of
-    its household; once expired it opens for no one.
+    A live card opens for an acting, logged-in member of its household, who
+    sees its rows as their own rights allow; or through its signed link while
+    its creator still acts, showing what the creator may see now. Once
+    expired, or once its creator is offboarded, a link opens nothing.
     """
     card = (
         Card.objects.select_related("household", "picked_contact")
@@ -141,19 +151,29 @@ def open_card(
     )
     if card is None:
         return None
-    viewer = page_viewer(user)
-    if viewer is not None and viewer.household.pk != card.household_id:
-        viewer = None
-    if viewer is None and not (token and link_is_valid(str(card_id), token)):
-        return None
-    return OpenedCard(card=card, viewer=viewer)
+    reader = page_viewer(user)
+    if reader is None or reader.household.pk != card.household_id:
+        if not (token and link_is_valid(str(card_id), token)):
+            return None
+        reader = profile_caller(card.created_by_id)
+        if reader is None or reader.household.pk != card.household_id:
+            return None
+    return OpenedCard(card=card, reader=reader)
 
 
-def find_card(*, household: models.Model, card_id: UUID) -> Card | None:
-    """Return one of the household's cards with its picked contact, or None."""
+def find_card(*, caller: Caller, card_id: UUID) -> Card | None:
+    """Return a card the caller created, with its picked contact, or None.
+
+    Cards answer one member's question, so only their creator reads them
+    back; another member's card is as unknown as a missing one.
+    """
     return (
         Card.objects.select_related("picked_contact")
-        .filter(household_id=household.pk, pk=card_id)
+        .filter(
+            household_id=caller.household.pk,
+            created_by_id=caller.profile.pk,
+            pk=card_id,
+        )
         .first()
     )
 

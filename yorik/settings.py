@@ -72,7 +72,7 @@ ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost" if DEBUG 
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "yorik.apps.YorikAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -227,6 +227,8 @@ VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))
 # Who a logged-in visitor of a card page is: the household app answers.
 YORIK_PAGE_VIEWER = "household.callers.caller_for_user"
+# Who acts for a card's creator through its signed link: the household app answers.
+YORIK_PROFILE_CALLER = "household.callers.caller_for_profile"
 YORIK_VCARD_MAX_BYTES = int(
     os.environ.get("YORIK_VCARD_MAX_BYTES", str(20 * 1024 * 1024))
 )

@@ -120,7 +120,9 @@ def test_clicking_a_pick_records_it_for_the_chat(page, api, book):
     assert answer["picked"]["display_name"] == "Gisela Becker"
 
 
-def test_unranked_card_navigates_to_the_contact_page(page, household, book, screenshot):
+def test_unranked_card_navigates_to_the_contact_page(
+    page, household, admin_membership, book, screenshot
+):
     build_member(household, "jonas")
     card = create_card(
         household=household,
@@ -133,7 +135,7 @@ def test_unranked_card_navigates_to_the_contact_page(page, household, book, scre
                 for name in ("oma", "opa", "tante")
             ],
         },
-        created_by=None,
+        created_by=admin_membership.profile,
         pick_to_chat=False,
     )
 
@@ -166,7 +168,9 @@ def test_contacts_found_card_has_a_working_letter_index(page, api, book, screens
     assert page.url.endswith("#letter-Z")
 
 
-def test_an_expired_link_is_refused(page, household, book, monkeypatch):
+def test_an_expired_link_is_refused(
+    page, household, admin_membership, book, monkeypatch
+):
     card = create_card(
         household=household,
         kind="contact_picker",
@@ -175,7 +179,7 @@ def test_an_expired_link_is_refused(page, household, book, monkeypatch):
             "ranked": False,
             "picks": [{"contact_id": book["oma"].pk}],
         },
-        created_by=None,
+        created_by=admin_membership.profile,
     )
     two_days_ago = time.time() - 2 * 24 * 3600
     with monkeypatch.context() as patch:

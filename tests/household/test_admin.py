@@ -275,7 +275,9 @@ def test_household_admin_sees_only_own_household(anna, household, other_househol
     ("role", "status", "deleted"),
     [
         ("member", "active", False),
+        ("admin", "pending", False),
         ("admin", "paused", False),
+        ("admin", "cancelled", False),
         ("admin", "active", True),
     ],
 )

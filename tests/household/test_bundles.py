@@ -2,6 +2,7 @@ import copy
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -164,7 +165,9 @@ def test_export_import_export_is_identical(tmp_path):
     first = tmp_path / "first.json"
     call_command("export_household", "becker", out=first)
 
+    # A fresh database: no household and no login of its people.
     Household.objects.all().delete()
+    get_user_model().objects.all().delete()
     call_command("import_household", str(first))
     second = tmp_path / "second.json"
     call_command("export_household", "becker", out=second)
@@ -252,6 +255,41 @@ def test_login_of_another_household_cannot_be_taken():
     assert "people[0].username: login 'anna' belongs to another household" in (
         error.value.problems
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("superuser", [True, False], ids=["superuser", "plain login"])
+def test_an_existing_login_outside_any_household_is_refused_with_its_path(
+    tmp_path, capsys, superuser
+):
+    """Importing a person of that name would hand the login to the household."""
+    User = get_user_model()
+    login = User.objects.create_user("anna", is_superuser=superuser, is_staff=superuser)
+    path = tmp_path / "takeover.json"
+    path.write_text(json.dumps(bundle()))
+
+    with pytest.raises(CommandError, match="1 problem"):
+        call_command("import_household", str(path))
+
+    assert (
+        "people[0].username: login 'anna' exists already outside any household"
+        in capsys.readouterr().err
+    )
+    assert not Household.objects.exists()
+    login.refresh_from_db()
+    assert (login.is_superuser, login.is_staff) == (superuser, superuser)
+    assert not UserProfile.objects.filter(user=login).exists()
+
+
+@pytest.mark.django_db
+def test_replacing_a_household_keeps_its_own_logins():
+    """The control: the household's own logins are reused on --replace."""
+    first = import_household(bundle=bundle())
+    anna = first.profiles.get(username="anna").user_id
+
+    replaced = import_household(bundle=bundle(), replace=True)
+
+    assert replaced.profiles.get(username="anna").user_id == anna
 
 
 @pytest.mark.django_db
@@ -363,7 +401,6 @@ def test_import_statements_do_not_grow_with_contacts_leads_and_events(
     django_capture_on_commit_callbacks,
 ):
     def statements(count):
-        Household.objects.all().delete()
         data = bundle(
             contacts=contacts_named(count),
             leads=leads_named(count),
@@ -376,7 +413,7 @@ def test_import_statements_do_not_grow_with_contacts_leads_and_events(
             CaptureQueriesContext(connection) as queries,
             django_capture_on_commit_callbacks(execute=True),
         ):
-            household = import_household(bundle=data)
+            household = import_household(bundle=data, replace=True)
         assert household.contacts.count() == count
         assert household.leads.count() == count
         assert household.calendar_events.filter(attendees__username="mia").count() == (
@@ -384,7 +421,7 @@ def test_import_statements_do_not_grow_with_contacts_leads_and_events(
         )
         return len(queries.captured_queries)
 
-    statements(1)  # The first import creates anna's login, later ones reuse it.
+    statements(1)  # The first import creates anna's login, replacing reuses it.
     assert statements(40) == statements(10)
 
 

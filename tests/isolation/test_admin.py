@@ -15,8 +15,10 @@ from django.db import models
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
+from contacts.models import Contact
 from household.models import CalendarEvent, Household, Lead, Membership
-from tests.isolation.world import B_SURNAME, Side, World, shows_b
+from tests.isolation.world import B_SURNAME, INACTIVE_STATUSES, Side, World, shows_b
+from yorik.models import Card
 
 pytestmark = pytest.mark.django_db
 
@@ -189,16 +191,56 @@ def test_autocomplete_offers_nothing_of_b(a_admin, label, field, term):
 )
 def test_view_on_site_of_bs_rows_leads_nowhere(world, a_admin, label):
     model = apps.get_model(label)
-    content_type = ContentType.objects.get_for_model(model)
-
+    missing = a_admin.get(view_on_site_url(model, "2147483647"))
     for row in rows_of(world.b, model):
-        try:
-            url = reverse("admin:view_on_site", args=[content_type.pk, row.pk])
-        except NoReverseMatch:
-            pytest.fail("The admin lost its view-on-site route: update this test.")
-        response = a_admin.get(url, follow=True)
+        response = a_admin.get(view_on_site_url(model, row.pk))
+
+        # Not even a redirect: a 302 would tell that the id exists somewhere.
         assert response.status_code == 404
+        assert response.content == missing.content
         assert not shows_b(response.content.decode())
+
+
+def view_on_site_url(model: type[models.Model], pk: object) -> str:
+    content_type = ContentType.objects.get_for_model(model)
+    try:
+        return reverse("admin:view_on_site", args=[content_type.pk, pk])
+    except NoReverseMatch:
+        pytest.fail("The admin lost its view-on-site route: update this test.")
+
+
+def test_view_on_site_leads_to_own_contacts_only(world, a_admin):
+    """The control: A's own contact redirects; A's own cards are no admin's."""
+    contact = a_admin.get(view_on_site_url(Contact, world.a.contact.pk))
+    card = a_admin.get(view_on_site_url(Card, world.a.cards["contacts_found"].pk))
+
+    assert contact.status_code == 302
+    assert contact.url.endswith(world.a.contact.get_absolute_url())
+    assert card.status_code == 404
+
+
+@pytest.mark.parametrize("status", INACTIVE_STATUSES)
+def test_an_offboarded_admin_reaches_no_row_of_their_household(
+    world, browser_of, status
+):
+    """Staff still, but a pending, paused or cancelled admin administers nothing."""
+    browser = browser_of(world.a.dead_members[f"{status} admin"])
+
+    index = browser.get(reverse("admin:index"))
+    assert index.status_code == 200
+    for label, route in MODEL_VIEWS:
+        assert view_url(label, route) not in index.content.decode()
+    for label, route in ROW_VIEWS:
+        model = apps.get_model(label)
+        for row in rows_of(world.a, model):
+            response = browser.get(view_url(label, route, row.pk), follow=True)
+            assert_out_of_reach(response)
+            assert world.a.contact.display_name not in response.content.decode()
+    for label in ["contacts.contact", "household.membership", "household.lead"]:
+        changelist = browser.get(admin_url(apps.get_model(label), "changelist"))
+        assert changelist.status_code == 403
+    view_on_site = browser.get(view_on_site_url(Contact, world.a.contact.pk))
+    assert view_on_site.status_code == 404
 
 
 def test_admin_index_shows_nothing_of_b(a_admin):

@@ -4,6 +4,7 @@ Every probe also runs as B's admin, the control that shows it would find B's
 data if the household filter were missing.
 """
 
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -206,13 +207,28 @@ def test_bs_cards_are_404_on_the_card_api(world, api_of, role, kind):
     assert not shows_b(response.content.decode())
 
 
+@pytest.mark.parametrize("kind", CARD_KINDS)
+@pytest.mark.parametrize("role", [role for role in ROLES if role != "admin"])
+def test_another_members_card_answers_as_a_missing_one(world, api_of, role, kind):
+    """A's admin emitted every card: no other member reads it or gets its link."""
+    reader = api_of("a", role)
+
+    response = reader.get(f"/api/cards/{world.a.cards[kind].pk}/")
+    missing = reader.get(f"/api/cards/{uuid.uuid4()}/")
+
+    assert response.status_code == 404
+    assert response.json() == missing.json()
+    assert "?t=" not in response.content.decode()
+
+
 def test_the_card_api_reads_own_cards(world, api_of):
-    """The control: A reads its own card, and B reads B's pick."""
-    own = api_of("a", "viewer").get(f"/api/cards/{world.a.cards['people'].pk}/")
+    """The control: A's admin reads the card they emitted, B's admin B's pick."""
+    own = api_of("a", "admin").get(f"/api/cards/{world.a.cards['people'].pk}/")
     b_card = world.b.cards["contact_picker_ranked"]
-    theirs = api_of("b", "viewer").get(f"/api/cards/{b_card.pk}/")
+    theirs = api_of("b", "admin").get(f"/api/cards/{b_card.pk}/")
 
     assert own.status_code == 200
+    assert "?t=" in own.json()["url"]
     assert theirs.json()["picked"]["contact_id"] == world.b.contact.pk
 
 

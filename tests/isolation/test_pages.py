@@ -1,5 +1,7 @@
 """A's people open B's cards, contacts and dashboard pages: 404 or nothing of B."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -7,6 +9,7 @@ from tests.isolation.world import (
     B_PHONES,
     B_SURNAME,
     CARD_KINDS,
+    INACTIVE_STATUSES,
     LOGIN_ROLES,
     World,
     shows_b,
@@ -200,15 +203,105 @@ def test_anonymous_visitors_are_sent_to_log_in_or_get_404(world, client, page):
         assert response.url.startswith("/accounts/login/")
 
 
-@pytest.mark.parametrize("dead", ["removed membership", "deleted profile"])
+DEAD_LOGINS = [
+    "removed membership",
+    "deleted profile",
+    *(f"{status} admin" for status in INACTIVE_STATUSES),
+]
+
+
+@pytest.mark.parametrize("dead", DEAD_LOGINS)
 @pytest.mark.parametrize("page", PAGES)
-def test_logins_without_a_live_membership_see_nothing(world, browser_of, page, dead):
+def test_logins_without_an_acting_membership_see_nothing(world, browser_of, page, dead):
     browser = browser_of(world.a.dead_members[dead])
 
     response = browser.get(PAGES[page](world))
 
     assert response.status_code in {403, 404}
     assert world.a.contact.display_name not in response.content.decode()
+
+
+@pytest.mark.parametrize("dead", DEAD_LOGINS)
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_logins_without_an_acting_membership_cannot_pick(world, browser_of, kind, dead):
+    card = world.a.cards[kind]
+    before = Card.objects.values("picked_contact", "picked_at").get(pk=card.pk)
+
+    response = browser_of(world.a.dead_members[dead]).post(
+        f"/cards/{card.pk}/pick/", {"contact_id": world.a.contact.pk}
+    )
+
+    assert response.status_code == 404
+    assert Card.objects.values("picked_contact", "picked_at").get(pk=card.pk) == before
+
+
+@pytest.mark.parametrize("status", INACTIVE_STATUSES)
+def test_an_offboarded_members_card_links_open_nothing(world, status):
+    """A link lends its creator's rights, so it dies with their membership."""
+    card = world.a.dead_cards[status]
+    token = token_of(card)
+
+    page = Client().get(f"/cards/{card.pk}/", {"t": token})
+    pick = Client().post(
+        f"/cards/{card.pk}/pick/", {"contact_id": world.a.contact.pk, "t": token}
+    )
+
+    assert page.status_code == 404
+    assert world.a.contact.display_name not in page.content.decode()
+    assert pick.status_code == 404
+    assert Card.objects.get(pk=card.pk).picked_contact is None
+
+
+def test_an_active_members_card_link_opens(world):
+    """The control: the admin's card of the whole book opens through its link."""
+    card = world.a.cards["contacts_found"]
+
+    response = Client().get(f"/cards/{card.pk}/", {"t": token_of(card)})
+
+    assert response.status_code == 200
+    assert world.a.contact.display_name in response.content.decode()
+
+
+# Cards through the rights of whoever reads them
+
+
+def lead_rows(response) -> set[int]:
+    """Return the ids of the leads a people_results page links to."""
+    page = response.content.decode()
+    return {int(pk) for pk in re.findall(r"/dashboard/leads\?lead=(\d+)", page)}
+
+
+def card_leads(card: Card) -> set[int]:
+    return {hit["lead_id"] for hit in card.payload["leads"]}
+
+
+def test_a_people_card_through_its_link_shows_what_its_creator_may_see(world):
+    """A's admin (lead access all) emitted it: a visitor sees every lead on it."""
+    card = world.a.cards["people"]
+
+    response = Client().get(f"/cards/{card.pk}/", {"t": token_of(card)})
+
+    assert card_leads(card)
+    assert lead_rows(response) == card_leads(card)
+
+
+@pytest.mark.parametrize("role", LOGIN_ROLES)
+def test_a_logged_in_member_sees_a_people_card_by_their_own_lead_access(
+    world, browser_of, role
+):
+    """Opened with the creator's link, leads still follow the reader's rights."""
+    card = world.a.cards["people"]
+    reader = world.a.members[role]
+    visible = {
+        "all": card_leads(card),
+        "own": {lead.pk for lead in world.a.leads if lead.owner_id == reader.pk},
+        "none": set(),
+    }[reader.lead_access]
+
+    response = browser_of(reader).get(f"/cards/{card.pk}/", {"t": token_of(card)})
+
+    assert response.status_code == 200
+    assert lead_rows(response) == visible & card_leads(card)
 
 
 @pytest.mark.parametrize(

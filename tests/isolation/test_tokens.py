@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from tests.isolation.routes import Route, guarded_api_routes
-from tests.isolation.world import World
+from tests.isolation.world import INACTIVE_STATUSES, World
 from yorik.models import ApiToken
 
 pytestmark = pytest.mark.django_db
@@ -51,6 +51,14 @@ BAD_AUTHORIZATION: dict[str, Callable[[World], str | None]] = {
         f"Bearer {world.a.dead_tokens['removed membership']}"
     ),
     "deleted profile": lambda world: f"Bearer {world.a.dead_tokens['deleted profile']}",
+    # Offboarding: an admin's token does nothing while the membership is not
+    # active, whatever the role would allow.
+    **{
+        f"{status} admin": lambda world, why=f"{status} admin": (
+            f"Bearer {world.a.dead_tokens[why]}"
+        )
+        for status in INACTIVE_STATUSES
+    },
 }
 
 
@@ -70,6 +78,22 @@ def test_bad_authorization_is_401_json(world, route: Route, method, bad):
     assert response["Content-Type"] == "application/json"
     assert response.json()["error"]["code"] == "unauthorized"
     assert response["WWW-Authenticate"] == "Bearer"
+
+
+@pytest.mark.parametrize("status", INACTIVE_STATUSES)
+def test_an_inactive_membership_is_told_why_its_token_is_refused(world, status):
+    client = Client(
+        HTTP_AUTHORIZATION=f"Bearer {world.a.dead_tokens[f'{status} admin']}"
+    )
+
+    response = client.get("/api/skills/")
+
+    assert response.status_code == 401
+    assert response.json()["error"] == {
+        "code": "unauthorized",
+        "message": f"The membership behind this token is {status}; only active "
+        "members may use the API.",
+    }
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)

@@ -66,6 +66,8 @@ B_EMAILS = {
     "lead": f"dana.{MARKER.lower()}@quornwall.example",
 }
 CARD_KINDS = ("contact_picker_ranked", "contact_picker", "contacts_found", "people")
+# Membership statuses that may not act (DESIGN §3): only "active" acts.
+INACTIVE_STATUSES = ("pending", "paused", "cancelled")
 PAST = datetime(2025, 5, 2, 9, 0, tzinfo=UTC)
 
 
@@ -89,10 +91,13 @@ class Side:
     cards: dict[str, Card] = field(default_factory=dict)
     hostile_contacts: list[Contact] = field(default_factory=list)
     hostile_members: list[Membership] = field(default_factory=list)
-    # Logins and tokens of people who are no longer members, by why.
+    # Logins and tokens of people who may not act, by why: no longer members,
+    # or admins whose membership is pending, paused or cancelled.
     dead_members: dict[str, Membership] = field(default_factory=dict)
     # Tokens that must never authenticate, by why.
     dead_tokens: dict[str, str] = field(default_factory=dict)
+    # Cards the inactive admins emitted while they were active, by status.
+    dead_cards: dict[str, Card] = field(default_factory=dict)
 
     @property
     def admin(self) -> Membership:
@@ -266,6 +271,7 @@ def _build_a() -> Side:
         hostile_members=hostile_members,
     )
     side.dead_members, side.dead_tokens = _dead_logins(household, members["admin"])
+    side.dead_cards = _inactive_admins(side)
     side.cards = _cards(
         side,
         ranked_query=HOSTILE[1],
@@ -292,6 +298,26 @@ def _dead_logins(
     deleted.profile.deleted_at = timezone.now()
     deleted.profile.save()
     return {"removed membership": removed, "deleted profile": deleted}, tokens
+
+
+def _inactive_admins(side: Side) -> dict[str, Card]:
+    """Add an admin of each inactive status, with a token and a card of each.
+
+    Each emitted a card of the whole address book while active, and was then
+    offboarded: their token, login, admin rights and card link must do nothing.
+    """
+    cards = {}
+    for status in INACTIVE_STATUSES:
+        admin = build_member(
+            side.household, f"arndt-{status}", role="admin", lead_access="all"
+        )
+        why = f"{status} admin"
+        side.dead_tokens[why] = issue_token(profile=admin.profile)[1]
+        cards[status] = emit_card(admin, "list_contacts_for_picking", {})
+        Membership.objects.filter(pk=admin.pk).update(status=status)
+        admin.refresh_from_db()
+        side.dead_members[why] = admin
+    return cards
 
 
 def _build_b() -> Side:

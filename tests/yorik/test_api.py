@@ -3,7 +3,7 @@ import json
 import jsonschema
 import pytest
 
-from household.models import MembershipStatus
+from household.models import Membership, MembershipStatus
 from tests.builders import build_member
 
 
@@ -124,6 +124,23 @@ def test_removed_member_and_deleted_profile_cannot_call(api_as, household):
 
     assert removed.call("find_person", {"query": "x"}).status_code == 401
     assert deleted.call("find_person", {"query": "x"}).status_code == 401
+
+
+@pytest.mark.parametrize("status", ["pending", "paused", "cancelled"])
+def test_an_offboarded_admins_token_acts_again_only_once_active(api, status):
+    """Offboarding cuts the token at once; reactivating gives the tier back."""
+    membership = api.membership
+
+    Membership.objects.filter(pk=membership.pk).update(status=status)
+    refused = api.get("/api/skills/")
+    Membership.objects.filter(pk=membership.pk).update(status="active")
+    again = api.get("/api/skills/")
+
+    assert refused.status_code == 401
+    assert refused.json()["error"]["code"] == "unauthorized"
+    assert status in refused.json()["error"]["message"]
+    assert again.status_code == 200
+    assert "compose_check_recipient" in {s["name"] for s in again.json()["skills"]}
 
 
 def test_non_json_body_is_invalid_input(api):

@@ -1,4 +1,5 @@
 import time
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,15 @@ from yorik.cards import card_link, create_card
 from yorik.models import Card
 
 XSS = "<img src=x onerror=alert(1)>"
+
+
+def creator_of(household):
+    """Return who test cards are emitted for: the household's first admin.
+
+    A card opens through its link only while its creator is an active member.
+    """
+    admin = household.memberships.filter(role="admin").order_by("pk").first()
+    return (admin or build_member(household, "kai", role="admin")).profile
 
 
 def picker(household, picks, *, query="", ranked=True, pick_to_chat=True):
@@ -30,7 +40,7 @@ def picker(household, picks, *, query="", ranked=True, pick_to_chat=True):
                 for contact, confidence, reason, padded in picks
             ],
         },
-        created_by=None,
+        created_by=creator_of(household),
         pick_to_chat=pick_to_chat,
     )
 
@@ -57,7 +67,7 @@ def hans(household):
 
 
 @pytest.fixture
-def card(household, oma, hans):
+def card(household, admin_membership, oma, hans):
     return picker(
         household,
         [(oma, 0.95, "Alias: Oma", False), (hans, None, "", True)],
@@ -240,7 +250,10 @@ def test_user_text_is_shown_as_text_never_as_markup(client, household):
         household, [(contact, 0.9, f"reason {XSS}", False)], query=f"Oma {XSS}"
     )
     found = create_card(
-        household=household, kind="contacts_found", payload={}, created_by=None
+        household=household,
+        kind="contacts_found",
+        payload={},
+        created_by=creator_of(household),
     )
 
     for page in (client.get(card_link(card)), client.get(card_link(found))):
@@ -263,7 +276,7 @@ def test_contacts_found_lists_the_live_book_with_a_letter_index(
         household=household,
         kind="contacts_found",
         payload={"status": "any", "kind": None},
-        created_by=None,
+        created_by=creator_of(household),
     )
     build_contact(household, "Bernd Später")
 
@@ -293,7 +306,7 @@ def test_contacts_found_applies_its_filters(client, household):
         household=household,
         kind="contacts_found",
         payload={"status": "archived", "kind": "business"},
-        created_by=None,
+        created_by=creator_of(household),
     )
 
     text = client.get(card_link(card)).text
@@ -401,7 +414,7 @@ def test_picking_from_contacts_found(client, household, oma):
         household=household,
         kind="contacts_found",
         payload={"status": "any", "kind": None},
-        created_by=None,
+        created_by=creator_of(household),
     )
 
     response = pick(client, card, oma, token=token_of(card))
@@ -472,6 +485,27 @@ def test_the_api_hides_other_households_cards(api_as, other_household, card):
     assert response.json()["error"]["code"] == "not_found"
 
 
+def test_the_api_reads_a_card_for_its_creator_alone(api, api_as, household, card):
+    """Another member of the household gets no link: the card might as well not be."""
+    colleague = api_as(build_member(household, "ben", role="admin"))
+
+    own = api.get(f"/api/cards/{card.pk}/")
+    theirs = colleague.get(f"/api/cards/{card.pk}/")
+
+    assert own.status_code == 200
+    assert theirs.status_code == 404
+    assert theirs.json() == colleague.get(f"/api/cards/{uuid.uuid4()}/").json()
+
+
+def test_a_card_link_opens_nothing_once_its_creator_is_offboarded(
+    client, admin_membership, card
+):
+    admin_membership.status = "paused"
+    admin_membership.save()
+
+    assert client.get(card_link(card)).status_code == 404
+
+
 def test_the_api_needs_a_token(client, card):
     response = client.get(f"/api/cards/{card.pk}/")
 
@@ -481,7 +515,10 @@ def test_the_api_needs_a_token(client, card):
 
 def test_the_api_leaves_out_query_on_cards_without_one(api, household):
     card = create_card(
-        household=household, kind="contacts_found", payload={}, created_by=None
+        household=household,
+        kind="contacts_found",
+        payload={},
+        created_by=creator_of(household),
     )
 
     assert "query" not in api.get(f"/api/cards/{card.pk}/").json()

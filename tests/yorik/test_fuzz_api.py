@@ -32,7 +32,8 @@ from compose.models import LetterTemplate
 from contacts.models import Contact
 from contacts.provider_categories import known_category_ids
 from household.models import Membership
-from yorik.cards import find_card, pick_contact
+from yorik.cards import pick_contact
+from yorik.models import Card
 from yorik.registry import all_skills
 from yorik.throttling import TokenRateThrottle
 from yorik.tokens import issue_token
@@ -87,7 +88,7 @@ def demo(django_db_setup, django_db_blocker) -> Iterator[dict[str, Any]]:
             for _ in range(2)
         ]
         pick_contact(
-            card=find_card(household=anna.household, card_id=card_ids[0]),
+            card=Card.objects.get(pk=card_ids[0]),
             contact_id=contact_ids[0],
         )
         yield {

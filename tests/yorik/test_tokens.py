@@ -24,6 +24,17 @@ def test_only_a_hash_of_the_token_is_stored(admin_membership, capsys):
     assert stored.profile == admin_membership.profile
 
 
+def test_issue_token_warns_that_an_inactive_members_token_is_refused(
+    admin_membership, capsys
+):
+    admin_membership.status = "paused"
+    admin_membership.save()
+
+    call_command("issue_token", "anna")
+
+    assert "'anna' is no active member" in capsys.readouterr().err
+
+
 def test_revoke_tokens_revokes_every_live_token(admin_membership, capsys):
     call_command("issue_token", "anna")
     call_command("issue_token", "anna")

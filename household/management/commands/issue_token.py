@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from household.selectors import profile_for_login
+from household.selectors import acting_membership, profile_for_login
 from yorik.tokens import issue_token
 
 
@@ -18,6 +18,11 @@ class Command(BaseCommand):
         if profile is None:
             raise CommandError(f"No household member has the login {username!r}.")
         token, plain = issue_token(profile=profile, name=name)
+        if acting_membership(profile.pk) is None:
+            self.stderr.write(
+                f"{username!r} is no active member: the token is refused until "
+                "the membership is active."
+            )
         self.stderr.write(
             f"Token {token.prefix}… for {profile} ({profile.household.slug}). "
             "It is shown only now:"
