@@ -353,7 +353,7 @@ class _Sync:
             if _comparable(merged) != _comparable(current):
                 update_contact(contact=contact, **merged)
             state.etag, state.card = etag, text
-            state.document = _as_synced(server, merged)
+            state.document = _as_synced(server)
             state.save(update_fields=["etag", "card", "document"])
         self.report.pulled += 1
 
@@ -410,7 +410,7 @@ class _Sync:
                     href=href,
                     etag=etag,
                     card=text,
-                    document=_as_synced(card, contact_document(contact)),
+                    document=_as_synced(card),
                 )
                 self.report.pulled += 1
 
@@ -584,16 +584,14 @@ def contact_fields() -> tuple[str, ...]:
     return (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
 
 
-def _as_synced(card: dict[str, Any], contact: dict[str, Any]) -> dict[str, Any]:
+def _as_synced(card: dict[str, Any]) -> dict[str, Any]:
     """Return the contact as the card says it, for the next comparison.
 
-    Fields a card leaves unsaid are the contact's own; a field where the
-    contact differs from the card is then pushed.
+    Where the contact differs from it (a relation the card does not carry,
+    a field only Yorik changed), the next push writes the contact's value.
     """
-    synced = {key: contact[key] for key in contact_fields()}
-    for key in FIELDS:
-        if not (key in UNSAID_WHEN_EMPTY and not _field(card, key)):
-            _take(synced, card, key)
+    synced = {key: card[key] for key in contact_fields()}
+    synced["status"] = card["status"] or ContactStatus.ACTIVE
     return synced
 
 
