@@ -48,6 +48,7 @@ from tqdm import tqdm
 
 from contacts.aggregates import contact_document
 from contacts.carddav import (
+    MULTIGET_BATCH,
     AddressBook,
     CardDavClient,
     CardDavError,
@@ -122,6 +123,8 @@ FIELD_NAMES = {
     "channels.email": "emails",
     "channels.other": "other channels",
 }
+# New cards imported at once: the importer loads the household once per call.
+IMPORT_BATCH = 1000
 # New contacts are pushed in these states; archived and spam ones stay home.
 PUSHED_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 _LINE = re.compile(r"^(?:(?P<group>[A-Za-z0-9-]+)\.)?(?P<name>[A-Za-z0-9-]+)")
@@ -306,18 +309,26 @@ class _Sync:
     # Pull
 
     def _pull(self, hrefs: list[str]) -> None:
+        """Fetch the changed cards; merge known ones, import new ones in batches.
+
+        The importer loads the household's contacts once per call, so new
+        cards are gathered and imported IMPORT_BATCH at a time.
+        """
+        new: list[tuple[str, str, str]] = []
         with self._progress(len(hrefs), "CardDAV pull") as progress:
-            for start in range(0, len(hrefs), 100):
-                batch = hrefs[start : start + 100]
+            for start in range(0, len(hrefs), MULTIGET_BATCH):
+                batch = hrefs[start : start + MULTIGET_BATCH]
                 cards = self.client.fetch(self.book, batch)
-                new = []
                 for href, (etag, text) in cards.items():
                     if href in self.states:
                         self._merge(self.states[href], etag, text)
                     else:
                         new.append((href, etag, text))
-                self._import(new)
+                if len(new) >= IMPORT_BATCH:
+                    self._import(new)
+                    new = []
                 progress.update(len(batch))
+        self._import(new)
 
     def _merge(self, state: CardDavCard, etag: str, text: str) -> None:
         """Merge a changed card into its contact, in one transaction."""
@@ -390,10 +401,12 @@ class _Sync:
                 household=self.household,
                 data="".join(text for _, _, text, _ in readable).encode(),
             )
+            created: list[CardDavCard] = []
             contacts = {
                 contact.vcard_uid: contact
-                for contact in _contacts(self.household).filter(
-                    vcard_uid__in=[card["vcard_uid"] for *_, card in readable]
+                for contact in Contact.objects.filter(
+                    household=self.household,
+                    vcard_uid__in=[card["vcard_uid"] for *_, card in readable],
                 )
             }
             for number, (href, etag, text, card) in enumerate(readable, start=1):
@@ -403,7 +416,7 @@ class _Sync:
                         f"{href}: {_problem_of(summary.problems, number)}"
                     )
                     continue
-                self.states[href] = CardDavCard.objects.create(
+                self.states[href] = CardDavCard(
                     household=self.household,
                     account=self.account,
                     contact=contact,
@@ -412,7 +425,9 @@ class _Sync:
                     card=text,
                     document=_as_synced(card),
                 )
-                self.report.pulled += 1
+                created.append(self.states[href])
+            CardDavCard.objects.bulk_create(created)
+            self.report.pulled += len(created)
 
     def _archive(self, state: CardDavCard) -> None:
         """Archive the contact of a card deleted on the server; never delete it."""

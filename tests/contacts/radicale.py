@@ -118,6 +118,20 @@ class Phone:
         assert answer.status_code in (201, 204), answer.text
         return answer.headers["ETag"]
 
+    def fill(self, cards: list[str]) -> None:
+        """Replace the whole address book by the cards, named after their UIDs.
+
+        One PUT of the collection, as Radicale allows: much faster than one
+        PUT per card.
+        """
+        answer = self.session.put(
+            self.book,
+            data="".join(cards).encode(),
+            headers={"Content-Type": "text/vcard; charset=utf-8"},
+            timeout=120,
+        )
+        assert answer.status_code in (201, 204), answer.text
+
     def get(self, name: str) -> str:
         answer = self.session.get(f"{self.book}{name}", timeout=10)
         assert answer.status_code == 200, answer.text

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from contacts.carddav_sync import account_password, sync_carddav
 from contacts.models import CardDavAccount, CardDavCard, Contact, ContactStatus
-from tests.builders import build_contact, build_household
+from tests.builders import build_contact
 from tests.contacts.radicale import Phone, Radicale, vcard
 
 pytest.importorskip(
@@ -322,8 +322,7 @@ def test_a_server_that_goes_away_mid_sync_leaves_nothing_half_done(
     server = Radicale(tmp_path / "radicale").start()
     try:
         phone = server.new_user()
-        for n in range(150):
-            phone.put(f"p{n}.vcf", vcard(f"Person{n} Muster", uid=f"p{n}"))
+        phone.fill([vcard(f"Person{n} Muster", uid=f"p{n}") for n in range(150)])
         build_contact(household, "Nur In Yorik")
         connect(household, phone, monkeypatch)
 
@@ -345,18 +344,22 @@ def test_a_server_that_goes_away_mid_sync_leaves_nothing_half_done(
         assert "could not be reached" in report.error
         account.refresh_from_db()
         assert account.sync_token == ""
-        # The first batch is in, with its cards; nothing else moved.
-        assert report.pulled == CardDavCard.objects.count() == 100
-        assert Contact.objects.filter(household=household).count() == 101
-        assert report.pushed == 0
+        # New cards are imported together once fetched: none is in yet.
+        assert (report.pulled, report.pushed) == (0, 0)
+        assert not CardDavCard.objects.exists()
+        assert list(
+            Contact.objects.filter(household=household).values_list(
+                "display_name", "vcard_uid"
+            )
+        ) == [("Nur In Yorik", "")]
 
         server.start()
         resumed = sync(household)
 
-        assert (resumed.pulled, resumed.pushed) == (50, 1)
-        assert resumed.cards_downloaded == 50
+        assert (resumed.pulled, resumed.pushed) == (150, 1)
         assert Contact.objects.filter(household=household).count() == 151
         assert len(phone.names()) == 151
+        assert str(sync(household)).startswith("pulled 0, pushed 0")
     finally:
         server.stop()
 
@@ -389,11 +392,12 @@ def test_a_5xx_answer_stops_the_sync_and_the_command_says_so(
 def test_a_large_book_syncs_once_and_a_no_change_resync_fetches_no_card(
     household, phone, monkeypatch
 ):
-    for n in range(200):
-        phone.put(
-            f"p{n}.vcf",
-            vcard(f"Person{n} Muster", f"TEL:+49 30 {1000000 + n}", uid=f"p{n}"),
-        )
+    phone.fill(
+        [
+            vcard(f"Person{n} Muster", f"TEL:+49 30 {1000000 + n}", uid=f"p{n}")
+            for n in range(200)
+        ]
+    )
     connect(household, phone, monkeypatch)
 
     started = time.monotonic()
