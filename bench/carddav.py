@@ -41,11 +41,11 @@ def _household(slug: str) -> Any:
 
 
 def _connect(household: Any, phone: Any) -> Any:
-    from contacts.carddav_sync import check_account, store_account
+    from contacts.carddav_sync import account_for, check_account, store_account
 
     book = check_account(url=phone.book, username=phone.user, password=phone.password)
     return store_account(
-        household=household,
+        account=account_for(household),
         url=phone.book,
         username=phone.user,
         password=phone.password,

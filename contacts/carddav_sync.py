@@ -172,21 +172,18 @@ def check_account(
 @transaction.atomic
 def store_account(
     *,
-    household: Household,
+    account: CardDavAccount,
     url: str,
     username: str,
     password: str,
     address_book: AddressBook,
 ) -> CardDavAccount:
-    """Create or change the household's account, found by check_account.
+    """Save a household's account (new or changed) as check_account found it.
 
     Another address book starts the sync afresh: the cards of the old one
     are forgotten (their contacts stay).
     """
-    account = CardDavAccount.objects.filter(household=household).first()
-    if account is None:
-        account = CardDavAccount(household=household)
-    elif account.address_book_url != address_book.url:
+    if account.pk is not None and account.address_book_url != address_book.url:
         account.cards.all().delete()
         account.sync_token = ""
         account.last_synced_at = None
@@ -194,12 +191,24 @@ def store_account(
     account.username = username
     account.password_encrypted = encrypt_secret(password)
     account.address_book_url = address_book.url
-    account.vcard_version = (
-        "4.0" if not address_book.versions or "4.0" in address_book.versions else "3.0"
-    )
+    account.vcard_version = vcard_version_for(address_book)
     account.full_clean()
     account.save()
     return account
+
+
+def account_for(household: Household) -> CardDavAccount:
+    """Return the household's account, or a new unsaved one."""
+    return CardDavAccount.objects.filter(household=household).first() or CardDavAccount(
+        household=household
+    )
+
+
+def vcard_version_for(address_book: AddressBook) -> str:
+    """vCard 4.0, unless the address book says it takes only 3.0."""
+    if not address_book.versions or "4.0" in address_book.versions:
+        return "4.0"
+    return "3.0"
 
 
 def account_password(account: CardDavAccount) -> str:

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 import requests
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from contacts.carddav_sync import account_password, sync_carddav
 from contacts.models import CardDavAccount, CardDavCard, Contact, ContactStatus
-from tests.builders import build_contact
+from tests.builders import PASSWORD, build_contact
 from tests.contacts.radicale import Phone, Radicale, vcard
 
 pytest.importorskip(
@@ -462,3 +463,60 @@ def test_radicale_is_a_real_server(server):
     answer = requests.request("OPTIONS", server.url, timeout=10)
     assert "addressbook" in answer.headers.get("DAV", "")
     assert Path(server.folder, "collections").exists()
+
+
+# Admin
+
+
+@pytest.fixture
+def anna(client, admin_membership):
+    """A client logged in as the Becker household's admin."""
+    assert client.login(username="anna", password=PASSWORD)
+    return client
+
+
+def test_a_household_admin_adds_the_account_and_never_sees_the_password_again(
+    anna, household, phone
+):
+    response = anna.post(
+        reverse("admin:contacts_carddavaccount_add"),
+        {"url": phone.server.url, "username": phone.user, "password": phone.password},
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    account = CardDavAccount.objects.get(household=household)
+    assert account.address_book_url == phone.book
+    page = anna.get(
+        reverse("admin:contacts_carddavaccount_change", args=[account.pk])
+    ).content.decode()
+    assert phone.password not in page
+    assert account.password_encrypted not in page
+    assert 'name="password"' in page
+
+
+def test_the_admin_refuses_a_wrong_password_and_stores_nothing(anna, phone):
+    response = anna.post(
+        reverse("admin:contacts_carddavaccount_add"),
+        {"url": phone.book, "username": phone.user, "password": "wrong"},
+    )
+
+    assert response.status_code == 200
+    assert "refused the login" in response.content.decode()
+    assert not CardDavAccount.objects.exists()
+
+
+def test_the_admin_action_syncs_and_reports(anna, household, phone, monkeypatch):
+    phone.put("anna.vcf", vcard("Anna Roth", ANNA))
+    connect(household, phone, monkeypatch)
+    account = CardDavAccount.objects.get(household=household)
+
+    response = anna.post(
+        reverse("admin:contacts_carddavaccount_changelist"),
+        {"action": "sync_now", "_selected_action": [account.pk]},
+        follow=True,
+    )
+
+    assert "pulled 1, pushed 0, conflicts 0, archived 0, skipped 0" in (
+        response.content.decode()
+    )
+    assert contact(household, "Anna Roth")

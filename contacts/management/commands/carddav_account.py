@@ -4,7 +4,12 @@ import sys
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from contacts.carddav import CardDavError
-from contacts.carddav_sync import check_account, store_account
+from contacts.carddav_sync import (
+    account_for,
+    check_account,
+    store_account,
+    vcard_version_for,
+)
 from household.models import Household
 
 
@@ -57,7 +62,7 @@ class Command(BaseCommand):
         except CardDavError as error:
             raise CommandError(f"Nothing stored: {error}") from error
         store_account(
-            household=target,
+            account=account_for(target),
             url=url,
             username=username,
             password=password,
@@ -66,8 +71,7 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Stored the CardDAV account of {target.slug!r}: address book "
-                f"{book.url} (vCard "
-                f"{'4.0' if not book.versions or '4.0' in book.versions else '3.0'}, "
+                f"{book.url} (vCard {vcard_version_for(book)}, "
                 f"{'sync-collection' if book.supports_sync else 'ETag listing'})."
             )
         )
