@@ -365,6 +365,55 @@ def test_a_server_that_goes_away_mid_sync_leaves_nothing_half_done(
         server.stop()
 
 
+def test_a_server_that_goes_away_while_pushing_resumes_where_it_stopped(
+    household, tmp_path, monkeypatch
+):
+    server = Radicale(tmp_path / "radicale").start()
+    try:
+        phone = server.new_user()
+        etag = phone.put("a.vcf", vcard("Anna Roth", ANNA, uid="a"))
+        phone.put("b.vcf", vcard("Bernd Kurz", BERND, uid="b"))
+        phone.put("c.vcf", vcard("Carla Sommer", uid="c"))
+        connect(household, phone, monkeypatch)
+        sync(household)
+        account = CardDavAccount.objects.get(household=household)
+        token = account.sync_token
+        phone.put(
+            "a.vcf", vcard("Anna Roth", ANNA, "NOTE:vom Telefon", uid="a"), etag=etag
+        )
+        for name in ["Bernd Kurz", "Carla Sommer"]:
+            Contact.objects.filter(display_name=name).update(notes="aus Yorik")
+
+        class GoesAway(requests.Session):
+            """The server stops before Yorik's second PUT."""
+
+            puts = 0
+
+            def request(self, method, url, *args, **kwargs):
+                if method == "PUT":
+                    self.puts += 1
+                    if self.puts == 2:
+                        server.stop()
+                return super().request(method, url, *args, **kwargs)
+
+        report = sync_carddav(account=account, session=GoesAway())
+
+        assert "could not be reached" in report.error
+        assert (report.pulled, report.pushed) == (1, 1)
+        account.refresh_from_db()
+        assert account.sync_token == token
+        assert contact(household, "Anna Roth").notes == "vom Telefon"
+
+        server.start()
+        resumed = sync(household)
+
+        assert (resumed.pulled, resumed.pushed, resumed.cards_downloaded) == (0, 1, 0)
+        assert "NOTE:aus Yorik" in phone.get("b.vcf")
+        assert "NOTE:aus Yorik" in phone.get("c.vcf")
+    finally:
+        server.stop()
+
+
 def test_a_5xx_answer_stops_the_sync_and_the_command_says_so(
     household, phone, monkeypatch
 ):
