@@ -36,12 +36,14 @@ import hashlib
 import re
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Prefetch
 from django.utils import timezone
 from tqdm import tqdm
@@ -123,6 +125,8 @@ FIELD_NAMES = {
     "channels.email": "emails",
     "channels.other": "other channels",
 }
+# The first key of the advisory lock a running sync holds ("CDAV").
+SYNC_LOCK = 0x43444156
 # New cards imported at once: the importer loads the household once per call.
 IMPORT_BATCH = 1000
 # New contacts are pushed in these states; archived and spam ones stay home.
@@ -236,13 +240,36 @@ def sync_carddav(
         timeout=settings.YORIK_CARDDAV_TIMEOUT,
         session=session,
     )
-    try:
-        _Sync(account, client, report, show_progress=show_progress).run()
-    except CardDavError as error:
-        report.error = str(error)
+    with _only_run(account) as alone:
+        if not alone:
+            report.error = "another sync of this household is running"
+            return report
+        try:
+            _Sync(account, client, report, show_progress=show_progress).run()
+        except CardDavError as error:
+            report.error = str(error)
     report.requests = client.traffic["requests"]
     report.cards_downloaded = client.traffic["cards"]
     return report
+
+
+@contextmanager
+def _only_run(account: CardDavAccount) -> Iterator[bool]:
+    """Hold a PostgreSQL advisory lock on the account while a sync runs.
+
+    A cron run and the admin action at once would both push the same
+    contacts; the second finds the lock taken and stops at once.
+    """
+    key = (SYNC_LOCK, account.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+        alone = cursor.fetchone()[0]
+    try:
+        yield alone
+    finally:
+        if alone:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
 
 
 def _contacts(household: Household) -> Any:
@@ -425,18 +452,31 @@ class _Sync:
                         f"{href}: {_problem_of(summary.problems, number)}"
                     )
                     continue
-                self.states[href] = CardDavCard(
-                    household=self.household,
-                    account=self.account,
-                    contact=contact,
-                    href=href,
-                    etag=etag,
-                    card=text,
-                    document=_as_synced(card),
+                created.append(
+                    self._remember(contact, href, etag, text, _as_synced(card))
                 )
-                created.append(self.states[href])
             CardDavCard.objects.bulk_create(created)
             self.report.pulled += len(created)
+
+    def _remember(
+        self,
+        contact: Contact,
+        href: str,
+        etag: str,
+        text: str,
+        document: dict[str, Any],
+    ) -> CardDavCard:
+        """Return the unsaved sync state of a card now linked to its contact."""
+        self.states[href] = CardDavCard(
+            household=self.household,
+            account=self.account,
+            contact=contact,
+            href=href,
+            etag=etag,
+            card=text,
+            document=document,
+        )
+        return self.states[href]
 
     def _archive(self, state: CardDavCard) -> None:
         """Archive the contact of a card deleted on the server; never delete it."""
@@ -491,15 +531,7 @@ class _Sync:
         except (PreconditionFailed, CardRejected) as error:
             self.report.skipped.append(f"{contact.display_name}: {error}")
             return
-        self.states[href] = CardDavCard.objects.create(
-            household=self.household,
-            account=self.account,
-            contact=contact,
-            href=href,
-            etag=etag,
-            card=text,
-            document=document,
-        )
+        self._remember(contact, href, etag, text, document).save()
         self.report.pushed += 1
 
     def _update_card(

@@ -1,15 +1,17 @@
 """CardDAV sync, both ways, against a real Radicale 3 server on a loopback port."""
 
 import io
+import threading
 import time
 from pathlib import Path
 
 import pytest
 import requests
 from django.core.management import CommandError, call_command
+from django.db import connections
 from django.urls import reverse
 
-from contacts.carddav_sync import account_password, sync_carddav
+from contacts.carddav_sync import SYNC_LOCK, account_password, sync_carddav
 from contacts.models import CardDavAccount, CardDavCard, Contact, ContactStatus
 from tests.builders import PASSWORD, build_contact
 from tests.contacts.radicale import Phone, Radicale, vcard
@@ -569,3 +571,34 @@ def test_the_admin_action_syncs_and_reports(anna, household, phone, monkeypatch)
         response.content.decode()
     )
     assert contact(household, "Anna Roth")
+
+
+def test_a_sync_started_while_another_runs_stops_and_changes_nothing(
+    household, phone, monkeypatch
+):
+    phone.put("anna.vcf", vcard("Anna Roth", ANNA))
+    connect(household, phone, monkeypatch)
+    account = CardDavAccount.objects.get(household=household)
+    held, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def other_run():
+        """Another process's sync, holding the account's lock."""
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", (SYNC_LOCK, account.pk))
+            held.set()
+            release.wait(10)
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", (SYNC_LOCK, account.pk))
+        connections["default"].close()
+        done.set()
+
+    threading.Thread(target=other_run).start()
+    held.wait(10)
+    try:
+        report = sync_carddav(account=account)
+    finally:
+        release.set()
+        done.wait(10)
+
+    assert report.error == "another sync of this household is running"
+    assert not Contact.objects.filter(household=household).exists()
+    assert sync(household).pulled == 1

@@ -1,3 +1,4 @@
+import getpass
 import os
 import sys
 
@@ -51,9 +52,9 @@ class Command(BaseCommand):
             if password_env not in os.environ:
                 raise CommandError(f"The variable {password_env} is not set.")
             password = os.environ[password_env]
+        elif sys.stdin.isatty():
+            password = getpass.getpass("Password: ")
         else:
-            if sys.stdin.isatty():
-                self.stderr.write("Password: ", ending="")
             password = sys.stdin.readline().rstrip("\r\n")
         if not password:
             raise CommandError("No password given; nothing stored.")
