@@ -234,6 +234,7 @@ class CardDavAccountForm(HouseholdScopedForm):
         label="URL",
         max_length=1000,
         assume_scheme="https",
+        validators=CardDavAccount._meta.get_field("url").validators,
         help_text=CardDavAccount._meta.get_field("url").help_text,
     )
 

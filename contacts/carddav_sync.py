@@ -244,6 +244,8 @@ def sync_carddav(
         if not alone:
             report.error = "another sync of this household is running"
             return report
+        # A run that ended while this one waited moved the token.
+        account.refresh_from_db()
         try:
             _Sync(account, client, report, show_progress=show_progress).run()
         except CardDavError as error:

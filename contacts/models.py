@@ -5,7 +5,7 @@ import secrets
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
+from django.core.validators import URLValidator, validate_email
 from django.db import models
 
 from household.models import Household, trigram_index
@@ -318,6 +318,7 @@ class CardDavAccount(models.Model):
     url = models.URLField(
         "URL",
         max_length=1000,
+        validators=[URLValidator(schemes=["http", "https"])],
         help_text="The address book's URL, or the server's to find it from.",
     )
     username = models.CharField(max_length=200)

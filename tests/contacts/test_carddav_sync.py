@@ -106,6 +106,16 @@ def test_a_wrong_password_stores_nothing(household, phone, monkeypatch):
     assert not CardDavAccount.objects.exists()
 
 
+@pytest.mark.parametrize("url", ["not a url", "ftp://dav.example.org/"])
+def test_a_bad_url_is_refused_before_any_request(household, url):
+    with pytest.raises(CommandError, match="--url: Enter a valid URL"):
+        call_command(
+            "carddav_account", household=household.slug, url=url, username="anna"
+        )
+
+    assert not CardDavAccount.objects.exists()
+
+
 def test_the_password_is_read_from_standard_input(household, phone, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{phone.password}\n"))
 

@@ -2,6 +2,7 @@ import getpass
 import os
 import sys
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from contacts.carddav import CardDavError
@@ -11,6 +12,7 @@ from contacts.carddav_sync import (
     store_account,
     vcard_version_for,
 )
+from contacts.models import CardDavAccount
 from household.models import Household
 
 
@@ -48,6 +50,10 @@ class Command(BaseCommand):
             target = Household.objects.get(slug=household)
         except Household.DoesNotExist:
             raise CommandError(f"No household {household!r}.") from None
+        try:
+            CardDavAccount._meta.get_field("url").run_validators(url)
+        except ValidationError as error:
+            raise CommandError(f"--url: {' '.join(error.messages)}") from None
         if password_env:
             if password_env not in os.environ:
                 raise CommandError(f"The variable {password_env} is not set.")
