@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Prefetch
 from django.utils import timezone
@@ -379,32 +380,44 @@ class _Sync:
             state.etag, state.card = etag, text
             state.save(update_fields=["etag", "card"])
             return
-        with transaction.atomic():
-            contact = (
-                _contacts(self.household)
-                .select_for_update(of=("self",))
-                .get(pk=state.contact_id)
-            )
-            current = contact_document(contact)
-            base_server, base_problem = read_vcard(state.card, household=self.household)
-            merged, conflicts = merge_fields(
-                base_server=state.document if base_problem else base_server,
-                server=server,
-                base=state.document,
-                current=current,
-            )
-            if conflicts:
-                merged["notes"] = _with_conflict_notes(merged["notes"], conflicts)
-                self.report.conflicts.append(
-                    f"{contact.display_name}: "
-                    + ", ".join(FIELD_NAMES.get(key, key) for key, _ in conflicts)
-                )
-            if _comparable(merged) != _comparable(current):
-                update_contact(contact=contact, **merged)
-            state.etag, state.card = etag, text
-            state.document = _as_synced(server)
-            state.save(update_fields=["etag", "card", "document"])
+        try:
+            with transaction.atomic():
+                conflict = self._merge_into_contact(state, etag, text, server)
+        except ValidationError as error:
+            self.report.skipped.append(f"{state.href}: {' '.join(error.messages)}")
+            return
+        if conflict:
+            self.report.conflicts.append(conflict)
         self.report.pulled += 1
+
+    def _merge_into_contact(
+        self, state: CardDavCard, etag: str, text: str, server: dict[str, Any]
+    ) -> str:
+        """Write the merged contact and the card's state; return the conflict."""
+        contact = (
+            _contacts(self.household)
+            .select_for_update(of=("self",))
+            .get(pk=state.contact_id)
+        )
+        current = contact_document(contact)
+        base_server, base_problem = read_vcard(state.card, household=self.household)
+        merged, conflicts = merge_fields(
+            base_server=state.document if base_problem else base_server,
+            server=server,
+            base=state.document,
+            current=current,
+        )
+        if conflicts:
+            merged["notes"] = _with_conflict_notes(merged["notes"], conflicts)
+        if _comparable(merged) != _comparable(current):
+            update_contact(contact=contact, **merged)
+        state.etag, state.card = etag, text
+        state.document = _as_synced(server)
+        state.save(update_fields=["etag", "card", "document"])
+        if not conflicts:
+            return ""
+        names = ", ".join(FIELD_NAMES.get(key, key) for key, _ in conflicts)
+        return f"{contact.display_name}: {names}"
 
     def _import(self, cards: list[tuple[str, str, str]]) -> None:
         """Import cards Yorik has not seen, matched as a vCard file's would be."""

@@ -228,6 +228,34 @@ def test_a_conflicting_edit_keeps_the_servers_value_and_notes_yoriks(
     assert "+49 170 3333333" in card or "+491703333333" in card
 
 
+def test_a_changed_card_yorik_cannot_store_is_skipped_and_the_rest_synced(
+    household, phone, monkeypatch
+):
+    etag = phone.put("anna.vcf", vcard("Anna Roth", ANNA, uid="anna"))
+    bernd_etag = phone.put("bernd.vcf", vcard("Bernd Kurz", BERND, uid="bernd"))
+    connect(household, phone, monkeypatch)
+    sync(household)
+    phone.put(
+        "anna.vcf",
+        vcard("Anna Roth", ANNA, f"NICKNAME:{'A' * 250}", uid="anna"),
+        etag=etag,
+    )
+    phone.put(
+        "bernd.vcf",
+        vcard("Bernd Kurz", BERND, "NOTE:neu", uid="bernd"),
+        etag=bernd_etag,
+    )
+
+    report = sync(household)
+
+    assert report.pulled == 1
+    assert len(report.skipped) == 1
+    assert report.skipped[0].startswith("/user")
+    assert "anna.vcf" in report.skipped[0]
+    assert contact(household, "Anna Roth").aliases.count() == 0
+    assert contact(household, "Bernd Kurz").notes == "neu"
+
+
 def test_a_card_deleted_on_the_server_archives_its_contact(
     household, phone, monkeypatch
 ):
