@@ -1,6 +1,7 @@
 """CardDAV sync, both ways, against a real Radicale 3 server on a loopback port."""
 
 import io
+import socket
 import threading
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from django.db import connections
 from django.urls import reverse
 
 from contacts.carddav_sync import SYNC_LOCK, account_password, sync_carddav
+from contacts.credentials import encrypt_secret
 from contacts.models import CardDavAccount, CardDavCard, Contact, ContactStatus
 from tests.builders import PASSWORD, build_contact
 from tests.contacts.radicale import Phone, Radicale, vcard
@@ -640,3 +642,24 @@ def test_a_sync_started_while_another_runs_stops_and_changes_nothing(
     assert report.error == "another sync of this household is running"
     assert not Contact.objects.filter(household=household).exists()
     assert sync(household).pulled == 1
+
+
+def test_the_command_fails_saying_what_was_done_when_the_server_is_gone(household):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/anna/contacts/"
+    CardDavAccount.objects.create(
+        household=household,
+        url=closed,
+        username="anna",
+        password_encrypted=encrypt_secret("pw"),
+        address_book_url=closed,
+    )
+
+    with pytest.raises(CommandError) as failure:
+        call_command("sync_carddav", household=household.slug)
+
+    message = str(failure.value)
+    assert "could not be reached" in message
+    assert "pulled 0, pushed 0" in message
+    assert "run again to resume" in message
