@@ -26,6 +26,8 @@ from defusedxml.ElementTree import ParseError, fromstring
 DAV = "DAV:"
 CARDDAV = "urn:ietf:params:xml:ns:carddav"
 VCARD_TYPE = "text/vcard; charset=utf-8"
+REDIRECTS = (301, 302, 303, 307, 308)
+MAX_REDIRECTS = 5
 # Cards per addressbook-multiget; servers handle a few hundred at once.
 MULTIGET_BATCH = 100
 
@@ -103,36 +105,46 @@ class CardDavClient:
         all_headers = dict(headers or {})
         if body is not None and "Content-Type" not in all_headers:
             all_headers["Content-Type"] = "application/xml; charset=utf-8"
-        self.traffic["requests"] += 1
-        try:
-            response = self.session.request(
-                method,
-                url,
-                data=body.encode() if body is not None else None,
-                headers=all_headers,
-                timeout=self.timeout,
-            )
-        except requests.RequestException as error:
-            raise CardDavUnavailable(
-                f"{method} {_path(url)}: the server could not be reached "
-                f"({type(error).__name__})"
-            ) from error
+        # Redirects are followed here: requests would drop a PROPFIND's body
+        # on a 301 or 302 (as /.well-known/carddav answers).
+        for _hop in range(MAX_REDIRECTS + 1):
+            self.traffic["requests"] += 1
+            try:
+                response = self.session.request(
+                    method,
+                    url,
+                    data=body.encode() if body is not None else None,
+                    headers=all_headers,
+                    timeout=self.timeout,
+                    allow_redirects=False,
+                )
+            except requests.RequestException as error:
+                raise CardDavUnavailable(
+                    f"{method} {_path(url)}: the server could not be reached "
+                    f"({type(error).__name__})"
+                ) from error
+            target = urljoin(url, response.headers.get("Location", ""))
+            if response.status_code not in REDIRECTS or not _may_follow(url, target):
+                break
+            url = target
         status = response.status_code
         if status in set(ok):
             return response
         where = f"{method} {_path(url)}"
         if status >= 500:
             raise CardDavUnavailable(f"{where}: the server answered {status}")
-        if status in (401, 403) and method != "PUT":
+        if status == 401:
             raise CardDavError(f"{where}: the server refused the login ({status})")
         if status == 412:
             raise PreconditionFailed(f"{where}: the card changed on the server")
         raise CardRejected(f"{where}: the server answered {status}")
 
-    def _xml(self, method: str, url: str, body: str, *, depth: str) -> list[Element]:
-        """Send a WebDAV request and return the responses of its multistatus."""
+    def _xml(
+        self, method: str, url: str, body: str, *, depth: str
+    ) -> tuple[str, list[Element]]:
+        """Send a WebDAV request; return the URL that answered and its responses."""
         response = self._request(method, url, body=body, headers={"Depth": depth})
-        return _responses(_parse(response.content, url))
+        return response.url, _responses(_parse(response.content, url))
 
     # Discovery
 
@@ -142,7 +154,7 @@ class CardDavClient:
         for start in dict.fromkeys([self.url, root]):
             try:
                 found = self._address_book_from(start)
-            except CardRejected:
+            except CardRejected:  # not a WebDAV resource: try the next
                 continue
             if found is not None:
                 return self.describe(found)
@@ -193,11 +205,10 @@ class CardDavClient:
             f'<d:propfind xmlns:d="{DAV}" xmlns:c="{CARDDAV}"><d:prop>{props}'
             f"</d:prop></d:propfind>"
         )
+        answered, responses = self._xml("PROPFIND", url, body, depth=depth)
         return {
-            urljoin(url, quote(href)): props
-            for href, _status, props in map(
-                _read_response, self._xml("PROPFIND", url, body, depth=depth)
-            )
+            urljoin(answered, quote(href)): props
+            for href, _status, props in map(_read_response, responses)
         }
 
     # Listing
@@ -276,7 +287,8 @@ class CardDavClient:
                 f"<d:prop><d:getetag/><c:address-data/></d:prop>{wanted}"
                 f"</c:addressbook-multiget>"
             )
-            for element in self._xml("REPORT", address_book, body, depth="1"):
+            _, responses = self._xml("REPORT", address_book, body, depth="1")
+            for element in responses:
                 href, status, props = _read_response(element)
                 data = props.get(_tag(CARDDAV, "address-data"))
                 if status == 200 and data is not None and data.text:
@@ -307,6 +319,15 @@ class CardDavClient:
         props = next(iter(answers.values()), {})
         element = props.get(_tag(DAV, "getetag"))
         return element.text or "" if element is not None else ""
+
+
+def _may_follow(url: str, target: str) -> bool:
+    """Follow a redirect on the same host, or to HTTPS (the login goes along)."""
+    here, there = urlsplit(url), urlsplit(target)
+    return target != url and (
+        there.scheme == "https"
+        or (there.hostname, there.scheme) == (here.hostname, here.scheme)
+    )
 
 
 def _parse(content: bytes, url: str) -> Element:

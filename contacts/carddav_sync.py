@@ -112,6 +112,8 @@ SCALAR_FIELDS = (
 LIST_FIELDS = ("aliases", "tags", "addresses")
 CHANNEL_FIELDS = tuple(f"channels.{kind}" for kind in ChannelKind.values)
 FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, *CHANNEL_FIELDS)
+# The keys of a contact document (contacts.aggregates.contact_document).
+DOCUMENT_KEYS = (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
 # Other programs' cards leave these out; an empty value there says nothing.
 UNSAID_WHEN_EMPTY = ("relation", "status")
 FIELD_NAMES = {
@@ -635,7 +637,7 @@ def merge_fields(
     base_server and server are the card as last synced and now, base and
     current the contact; each conflict is (field, Yorik's value).
     """
-    merged = {key: current[key] for key in contact_fields()}
+    merged = {key: current[key] for key in DOCUMENT_KEYS}
     conflicts: list[tuple[str, Any]] = []
     for key in FIELDS:
         theirs = _field(server, key)
@@ -650,18 +652,13 @@ def merge_fields(
     return merged, conflicts
 
 
-def contact_fields() -> tuple[str, ...]:
-    """The keys of a contact document (contacts.aggregates.contact_document)."""
-    return (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
-
-
 def _as_synced(card: dict[str, Any]) -> dict[str, Any]:
     """Return the contact as the card says it, for the next comparison.
 
     Where the contact differs from it (a relation the card does not carry,
     a field only Yorik changed), the next push writes the contact's value.
     """
-    synced = {key: card[key] for key in contact_fields()}
+    synced = {key: card[key] for key in DOCUMENT_KEYS}
     synced["status"] = card["status"] or ContactStatus.ACTIVE
     return synced
 

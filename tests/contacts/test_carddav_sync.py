@@ -81,10 +81,15 @@ def card_of(phone: Phone, name: str) -> str:
 # Accounts
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["", "not/dav/"],
+    ids=["server root", "a page that is no address book: /.well-known/carddav"],
+)
 def test_the_account_command_finds_the_book_from_the_server_url(
-    household, phone, monkeypatch
+    household, phone, monkeypatch, path
 ):
-    out = connect(household, phone, monkeypatch, url=phone.server.url)
+    out = connect(household, phone, monkeypatch, url=f"{phone.server.url}{path}")
 
     account = CardDavAccount.objects.get(household=household)
     assert account.address_book_url == phone.book
