@@ -1,5 +1,6 @@
 """CardDAV sync, both ways, against a real Radicale 3 server on a loopback port."""
 
+import dataclasses
 import io
 import socket
 import threading
@@ -12,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 from django.urls import reverse
 
+from contacts.carddav import CardDavClient
 from contacts.carddav_sync import SYNC_LOCK, account_password, sync_carddav
 from contacts.credentials import encrypt_secret
 from contacts.models import CardDavAccount, CardDavCard, Contact, ContactStatus
@@ -278,6 +280,33 @@ def test_a_card_deleted_on_the_server_archives_its_contact(
     # Archived contacts are not written back.
     assert phone.names() == []
     assert str(sync(household)).startswith("pulled 0, pushed 0")
+
+
+def test_a_server_without_sync_collection_is_synced_by_its_etags(
+    household, phone, monkeypatch
+):
+    """The PROPFIND fallback, against Radicale told to hide sync-collection."""
+    describe = CardDavClient.describe
+    monkeypatch.setattr(
+        CardDavClient,
+        "describe",
+        lambda self, url: dataclasses.replace(describe(self, url), supports_sync=False),
+    )
+    etag = phone.put("anna.vcf", vcard("Anna Roth", ANNA, uid="anna"))
+    phone.put("bernd.vcf", vcard("Bernd Kurz", BERND, uid="bernd"))
+    connect(household, phone, monkeypatch)
+    assert sync(household).pulled == 2
+
+    phone.put("anna.vcf", vcard("Anna Roth", ANNA, "NOTE:neu", uid="anna"), etag=etag)
+    phone.delete("bernd.vcf")
+    report = sync(household)
+
+    assert (report.pulled, report.archived, report.cards_downloaded) == (1, 1, 1)
+    assert contact(household, "Anna Roth").notes == "neu"
+    assert contact(household, "Bernd Kurz").status == ContactStatus.ARCHIVED
+    assert CardDavAccount.objects.get(household=household).sync_token == ""
+    again = sync(household)
+    assert (again.pulled, again.pushed, again.cards_downloaded) == (0, 0, 0)
 
 
 def test_properties_yorik_does_not_model_survive_its_push(
