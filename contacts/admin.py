@@ -11,8 +11,17 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
 
+from contacts.carddav import CardDavError
+from contacts.carddav_sync import (
+    account_password,
+    check_account,
+    store_account,
+    sync_carddav,
+)
+from contacts.credentials import UnreadableSecret
 from contacts.models import (
     Address,
+    CardDavAccount,
     Contact,
     ContactAlias,
     ContactChannel,
@@ -23,7 +32,11 @@ from contacts.selectors import CONTACT_COLUMNS
 from contacts.services import refresh_search_columns
 from contacts.vcard_import import ImportSummary, import_vcards
 from contacts.vcards import VCardTooLarge, check_vcard_size
-from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.admin_scoping import (
+    HouseholdScopedAdmin,
+    HouseholdScopedForm,
+    request_household,
+)
 from household.admin_search import EngineSearchAdmin
 from household.models import Household
 from people_search.engine.models import Subject
@@ -212,3 +225,113 @@ class PaperlessDocumentAdmin(PaperlessMirrorAdmin):
     search_fields = ["title", "correspondent__name"]
     list_select_related = ["correspondent"]
     date_hierarchy = "created"
+
+
+class CardDavAccountForm(HouseholdScopedForm):
+    """The account's fields and a password that is written, never shown."""
+
+    url = forms.URLField(
+        label="URL",
+        max_length=1000,
+        assume_scheme="https",
+        validators=CardDavAccount._meta.get_field("url").validators,
+        help_text=CardDavAccount._meta.get_field("url").help_text,
+    )
+
+    password = forms.CharField(
+        widget=forms.PasswordInput(render_value=False),
+        required=False,
+        help_text="The account's password or app password. Stored encrypted and "
+        "never shown again; leave empty to keep the stored one.",
+    )
+
+    class Meta:
+        model = CardDavAccount
+        fields = ["household", "url", "username"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        household = cleaned.get("household") or self.instance.household
+        others = CardDavAccount.objects.filter(household=household)
+        if others.exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError(
+                "The household has a CardDAV account already; change that one."
+            )
+        password = cleaned.get("password")
+        if not password and self.instance.pk is not None:
+            try:
+                password = account_password(self.instance)
+            except UnreadableSecret as error:
+                raise forms.ValidationError(str(error)) from error
+        if not password:
+            raise forms.ValidationError({"password": "Give the password."})
+        try:
+            self.address_book = check_account(
+                url=cleaned["url"], username=cleaned["username"], password=password
+            )
+        except CardDavError as error:
+            raise forms.ValidationError(f"Nothing stored: {error}") from error
+        cleaned["password"] = password
+        return cleaned
+
+
+@admin.register(CardDavAccount)
+class CardDavAccountAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
+    """A household's CardDAV account: checked on save, synced by an action."""
+
+    form = CardDavAccountForm
+    list_display = ["username", "url", "address_book_url", "last_synced_at"]
+    fields = [
+        "household",
+        "url",
+        "username",
+        "password",
+        "address_book_url",
+        "vcard_version",
+        "last_synced_at",
+    ]
+    readonly_fields = ["address_book_url", "vcard_version", "last_synced_at"]
+    actions = ["sync_now"]
+
+    def save_model(
+        self,
+        request: HttpRequest,
+        obj: CardDavAccount,
+        form: CardDavAccountForm,
+        change: bool,
+    ) -> None:
+        self.keep_in_household(request, obj)
+        store_account(
+            account=obj,
+            url=form.cleaned_data["url"],
+            username=form.cleaned_data["username"],
+            password=form.cleaned_data["password"],
+            address_book=form.address_book,
+        )
+
+    @admin.action(description="Sync the selected accounts with their servers now")
+    def sync_now(self, request: HttpRequest, queryset: Any) -> None:
+        for account in queryset.select_related("household"):
+            report = sync_carddav(account=account)
+            where = account.household.name
+            if report.error:
+                self.message_user(
+                    request,
+                    f"{where}: the sync stopped ({report.error}); so far {report}. "
+                    "Cards not done are unchanged; sync again to resume.",
+                    messages.ERROR,
+                )
+            else:
+                level = messages.WARNING if report.skipped else messages.SUCCESS
+                self.message_user(request, f"{where}: {report}", level)
+            lines = [
+                f"Conflict, the server's value kept: {c}" for c in report.conflicts
+            ]
+            lines += [f"Skipped {problem}" for problem in report.skipped]
+            for line in lines[:MAX_PROBLEM_MESSAGES]:
+                self.message_user(request, line, messages.WARNING)
+            if len(lines) > MAX_PROBLEM_MESSAGES:
+                more = len(lines) - MAX_PROBLEM_MESSAGES
+                self.message_user(request, f"… and {more} more.", messages.WARNING)

@@ -5,7 +5,7 @@ import secrets
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
+from django.core.validators import URLValidator, validate_email
 from django.db import models
 
 from household.models import Household, trigram_index
@@ -303,3 +303,76 @@ class PaperlessDocument(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class CardDavAccount(models.Model):
+    """The CardDAV address book a household's contacts are synced with.
+
+    The password is stored encrypted (contacts.credentials) and never shown:
+    `password_encrypted` is not editable, and no bundle section exports it.
+    """
+
+    household = models.OneToOneField(
+        Household, on_delete=models.CASCADE, related_name="carddav_account"
+    )
+    url = models.URLField(
+        "URL",
+        max_length=1000,
+        validators=[URLValidator(schemes=["http", "https"])],
+        help_text="The address book's URL, or the server's to find it from.",
+    )
+    username = models.CharField(max_length=200)
+    password_encrypted = models.TextField(editable=False)
+    address_book_url = models.URLField(max_length=1000, editable=False)
+    vcard_version = models.CharField(max_length=3, default="4.0", editable=False)
+    sync_token = models.TextField(blank=True, editable=False)
+    last_synced_at = models.DateTimeField(null=True, blank=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "CardDAV account"
+
+    def __str__(self) -> str:
+        return f"{self.username} at {self.url}"
+
+
+class CardDavCard(models.Model):
+    """A server card and the contact it is synced with, as of the last sync.
+
+    `card` is the server's vCard as last read or written (kept properties
+    come from it when Yorik writes the card again, and it is the server's
+    side of a three-way comparison); `document` is the contact as it was
+    then (contacts.aggregates.contact_document), Yorik's side. A contact
+    deleted in Yorik leaves its row with no contact, so the card is not
+    imported again.
+    """
+
+    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    account = models.ForeignKey(
+        CardDavAccount, on_delete=models.CASCADE, related_name="cards"
+    )
+    contact = models.ForeignKey(
+        Contact,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="carddav_cards",
+    )
+    href = models.CharField(max_length=1000)
+    etag = models.CharField(max_length=300)
+    card = models.TextField()
+    document = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "href"], name="carddav_card_href_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["account", "contact"], name="carddav_card_contact_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.href

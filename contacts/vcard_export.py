@@ -58,6 +58,11 @@ def export_vcards(*, household: Household) -> str:
     return "".join(_card(contact, language=household.language) for contact in contacts)
 
 
+def contact_vcard(contact: Contact, *, language: str) -> str:
+    """Return one contact as export_vcards writes it (children prefetched or not)."""
+    return _card(contact, language=language)
+
+
 class _CardWriter:
     """Collect a card's lines in the order they are added.
 

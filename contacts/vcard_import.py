@@ -830,3 +830,21 @@ def _conflicting(stored: dict[str, Any], card: dict[str, Any]) -> bool:
         if ours and theirs and not ours & theirs:
             return True
     return False
+
+
+def read_vcard(text: str, *, household: Household) -> tuple[dict[str, Any], str]:
+    """Return one card's contact data as import_vcards maps it, and its problem.
+
+    For callers that hold cards one by one (contacts.carddav_sync): the
+    problem is "" for a card import_vcards would write, else why it would skip
+    it, and the data is then empty.
+    """
+    raws = _split_cards(text)
+    if len(raws) != 1:
+        return {}, f"holds {len(raws)} cards instead of one"
+    card = _read_card(
+        raws[0], region=household.default_region, language=household.language
+    )
+    if card.problems:
+        return {}, "; ".join(card.problems)
+    return card.contact, ""

@@ -16,7 +16,8 @@ from typing import Any
 from django.utils import timezone
 
 from compose.models import LetterTemplate
-from contacts.models import Contact
+from contacts.credentials import encrypt_secret
+from contacts.models import CardDavAccount, CardDavCard, Contact
 from contacts.paperless import Correspondent, Document, write_paperless_mirror
 from household.callers import MemberCaller
 from household.models import (
@@ -243,6 +244,7 @@ def _build_a() -> Side:
         correspondents=[Correspondent(1, "Zahnarztpraxis Dr. Arndt")],
         documents=[Document(1, "Rechnung Prophylaxe", 1, date(2025, 11, 3))],
     )
+    _carddav_account(household, "https://dav.arndt.example/", "arndt")
     create_calendar_event(
         household=household,
         title="Zahnarzt",
@@ -280,6 +282,25 @@ def _build_a() -> Side:
         word=HOSTILE_WORD,
     )
     return side
+
+
+def _carddav_account(household: Household, url: str, username: str) -> None:
+    """A synced CardDAV account as carddav_account leaves it, with one card."""
+    account = CardDavAccount.objects.create(
+        household=household,
+        url=url,
+        username=username,
+        password_encrypted=encrypt_secret(f"password of {username}"),
+        address_book_url=f"{url}contacts/",
+    )
+    CardDavCard.objects.create(
+        household=household,
+        account=account,
+        href=f"/{username}/contacts/card.vcf",
+        etag='"1"',
+        card="BEGIN:VCARD\r\nVERSION:4.0\r\nFN:x\r\nEND:VCARD\r\n",
+        document={},
+    )
 
 
 def _dead_logins(
@@ -397,6 +418,9 @@ def _build_b() -> Side:
             Document(pk, title, pk, date(2025, 11, 3))
             for pk, (_, title) in enumerate(mirror, start=1)
         ],
+    )
+    _carddav_account(
+        household, f"https://dav.quornwall.example/{MARKER}/", f"{B_SURNAME}-{MARKER}"
     )
     for title, location in [
         (f"Zahnarzt {MARKER}", f"{B_SURNAME} Dental {MARKER}, Herzl St 2, Tel Aviv"),

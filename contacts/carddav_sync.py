@@ -1,0 +1,810 @@
+"""Keep a household's contacts and its CardDAV address book in step, both ways.
+
+A run pulls, then pushes, then moves the sync token:
+
+- Pull. The address book lists what changed since the stored sync token
+  (`sync-collection`), or every card's ETag when it cannot. Cards whose ETag
+  differs from the one last seen are fetched in batches. A card Yorik has
+  not seen goes through the vCard importer (contacts.vcard_import), so it is
+  matched to a contact, created or merged exactly as a file import would do
+  it. A card Yorik has seen is merged field by field with its contact (see
+  below). A card gone from the server archives its contact.
+- Push. Every contact whose fields differ from what the last sync left is
+  written to its card with `If-Match` on the ETag last seen; a new contact
+  (active or pending) becomes a new card with `If-None-Match: *`. The card is
+  read, modified and written: the properties Yorik models are replaced with
+  Yorik's export of the contact (contacts.vcard_export), every other line of
+  the server's card (photo, birthday, a person's ORG, relations, X- lines of
+  other programs) is kept as it was. A 412 pulls that card again and tries
+  once more.
+- The sync token is stored only when everything above is done. Each card is
+  written in its own transaction, so a fault (no connection, a timeout, a
+  5xx) leaves every card not yet done as it was; the next run lists from the
+  old token again and skips what is already done by its ETag.
+
+Conflicts. Each synced card keeps the server's card and the contact as they
+were after the last sync. Compared field by field with them (names, kind,
+relation, status, notes, aliases, tags, addresses, and the channels of each
+kind), a field only the server changed takes the server's value, a field only
+Yorik changed keeps Yorik's (and is pushed), and a field both changed to
+different values takes the server's, with Yorik's value added to the notes
+and reported. A server card without X-YORIK-RELATION or X-YORIK-STATUS (a
+phone may drop them) leaves those fields as they are.
+"""
+
+import hashlib
+import re
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import connection, transaction
+from django.db.models import Prefetch
+from django.utils import timezone
+from tqdm import tqdm
+
+from contacts.aggregates import contact_document
+from contacts.carddav import (
+    MULTIGET_BATCH,
+    AddressBook,
+    CardDavClient,
+    CardDavError,
+    CardRejected,
+    Listing,
+    PreconditionFailed,
+    SyncTokenInvalid,
+)
+from contacts.credentials import UnreadableSecret, decrypt_secret, encrypt_secret
+from contacts.models import (
+    Address,
+    CardDavAccount,
+    CardDavCard,
+    ChannelKind,
+    Contact,
+    ContactAlias,
+    ContactChannel,
+    ContactStatus,
+    one_line_address,
+)
+from contacts.services import update_contact
+from contacts.vcard_export import contact_vcard
+from contacts.vcard_import import import_vcards, read_vcard
+from contacts.vcards import CHAT_PROPERTIES
+from household.models import Household
+
+# The properties the importer reads into a contact's fields: Yorik's export
+# replaces them on a card it writes. ORG is replaced only for a business.
+MODELED_PROPERTIES = frozenset(
+    {
+        "FN",
+        "N",
+        "KIND",
+        "X-ABSHOWAS",
+        "NICKNAME",
+        "CATEGORIES",
+        "NOTE",
+        "TEL",
+        "EMAIL",
+        "IMPP",
+        "URL",
+        "ADR",
+        "X-YORIK-CHANNEL",
+        "X-YORIK-RELATION",
+        "X-YORIK-STATUS",
+        *CHAT_PROPERTIES,
+    }
+)
+SCALAR_FIELDS = (
+    "display_name",
+    "first_name",
+    "last_name",
+    "kind",
+    "relation",
+    "status",
+    "notes",
+)
+LIST_FIELDS = ("aliases", "tags", "addresses")
+CHANNEL_FIELDS = tuple(f"channels.{kind}" for kind in ChannelKind.values)
+FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, *CHANNEL_FIELDS)
+# The keys of a contact document (contacts.aggregates.contact_document).
+DOCUMENT_KEYS = (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
+# Other programs' cards leave these out; an empty value there says nothing.
+UNSAID_WHEN_EMPTY = ("relation", "status")
+FIELD_NAMES = {
+    "display_name": "name",
+    "first_name": "first name",
+    "last_name": "last name",
+    **{
+        f"channels.{kind}": f"{label.lower()} ids"
+        for kind, label in ChannelKind.choices
+    },
+    "channels.phone": "phones",
+    "channels.email": "emails",
+    "channels.other": "other channels",
+}
+# The first key of the advisory lock a running sync holds ("CDAV").
+SYNC_LOCK = 0x43444156
+# New cards imported at once: the importer loads the household once per call.
+IMPORT_BATCH = 1000
+# New contacts are pushed in these states; archived and spam ones stay home.
+PUSHED_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
+_LINE = re.compile(r"^(?:(?P<group>[A-Za-z0-9-]+)\.)?(?P<name>[A-Za-z0-9-]+)")
+_SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,100}$")
+
+
+@dataclass
+class SyncReport:
+    """What a run did; `error` says why it stopped early, if it did."""
+
+    pulled: int = 0
+    pushed: int = 0
+    archived: int = 0
+    conflicts: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    requests: int = 0
+    cards_downloaded: int = 0
+    error: str = ""
+
+    def __str__(self) -> str:
+        return (
+            f"pulled {self.pulled}, pushed {self.pushed}, "
+            f"conflicts {len(self.conflicts)}, archived {self.archived}, "
+            f"skipped {len(self.skipped)}"
+        )
+
+
+# Accounts
+
+
+def check_account(
+    *, url: str, username: str, password: str, session: Any = None
+) -> AddressBook:
+    """Log in and find the address book; raise CardDavError when that fails."""
+    client = CardDavClient(
+        url,
+        username=username,
+        password=password,
+        timeout=settings.YORIK_CARDDAV_TIMEOUT,
+        session=session,
+    )
+    return client.find_address_book()
+
+
+@transaction.atomic
+def store_account(
+    *,
+    account: CardDavAccount,
+    url: str,
+    username: str,
+    password: str,
+    address_book: AddressBook,
+) -> CardDavAccount:
+    """Save a household's account (new or changed) as check_account found it.
+
+    Another address book starts the sync afresh: the cards of the old one
+    are forgotten (their contacts stay).
+    """
+    if account.pk is not None and account.address_book_url != address_book.url:
+        account.cards.all().delete()
+        account.sync_token = ""
+        account.last_synced_at = None
+    account.url = url
+    account.username = username
+    account.password_encrypted = encrypt_secret(password)
+    account.address_book_url = address_book.url
+    account.vcard_version = vcard_version_for(address_book)
+    account.full_clean()
+    account.save()
+    return account
+
+
+def account_for(household: Household) -> CardDavAccount:
+    """Return the household's account, or a new unsaved one."""
+    return CardDavAccount.objects.filter(household=household).first() or CardDavAccount(
+        household=household
+    )
+
+
+def vcard_version_for(address_book: AddressBook) -> str:
+    """vCard 4.0, unless the address book says it takes only 3.0."""
+    if not address_book.versions or "4.0" in address_book.versions:
+        return "4.0"
+    return "3.0"
+
+
+def account_password(account: CardDavAccount) -> str:
+    """Return the stored password; raise UnreadableSecret when it cannot be read."""
+    return decrypt_secret(account.password_encrypted)
+
+
+# The sync
+
+
+def sync_carddav(
+    *, account: CardDavAccount, session: Any = None, show_progress: bool = False
+) -> SyncReport:
+    """Sync the account's household with its address book; see the module."""
+    report = SyncReport()
+    try:
+        password = account_password(account)
+    except UnreadableSecret as error:
+        report.error = str(error)
+        return report
+    client = CardDavClient(
+        account.address_book_url,
+        username=account.username,
+        password=password,
+        timeout=settings.YORIK_CARDDAV_TIMEOUT,
+        session=session,
+    )
+    with _only_run(account) as alone:
+        if not alone:
+            report.error = "another sync of this household is running"
+            return report
+        # A run that ended while this one waited moved the token.
+        account.refresh_from_db()
+        try:
+            _Sync(account, client, report, show_progress=show_progress).run()
+        except CardDavError as error:
+            report.error = str(error)
+    report.requests = client.traffic["requests"]
+    report.cards_downloaded = client.traffic["cards"]
+    return report
+
+
+@contextmanager
+def _only_run(account: CardDavAccount) -> Iterator[bool]:
+    """Hold a PostgreSQL advisory lock on the account while a sync runs.
+
+    A cron run and the admin action at once would both push the same
+    contacts; the second finds the lock taken and stops at once.
+    """
+    key = (SYNC_LOCK, account.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+        alone = cursor.fetchone()[0]
+    try:
+        yield alone
+    finally:
+        if alone:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+
+
+def _contacts(household: Household) -> Any:
+    """The household's contacts with their children in id order, as exported."""
+    return Contact.objects.filter(household=household).prefetch_related(
+        Prefetch("aliases", queryset=ContactAlias.objects.order_by("pk")),
+        Prefetch("channels", queryset=ContactChannel.objects.order_by("pk")),
+        Prefetch("addresses", queryset=Address.objects.order_by("pk")),
+    )
+
+
+class _Sync:
+    def __init__(
+        self,
+        account: CardDavAccount,
+        client: CardDavClient,
+        report: SyncReport,
+        *,
+        show_progress: bool,
+    ) -> None:
+        self.account = account
+        self.household = account.household
+        self.client = client
+        self.report = report
+        self.show_progress = show_progress
+        self.book = account.address_book_url
+        self.states = {
+            state.href: state
+            for state in CardDavCard.objects.filter(
+                account=account, household=self.household
+            )
+        }
+
+    def _progress(self, total: int, desc: str) -> tqdm:
+        return tqdm(
+            total=total,
+            desc=desc,
+            unit="card",
+            file=sys.stderr,
+            disable=not self.show_progress or total == 0,
+        )
+
+    def run(self) -> None:
+        book = self.client.describe(self.book)
+        listing, full = self._listing(book)
+        if full:
+            gone = [href for href in self.states if href not in listing.etags]
+        else:
+            gone = [href for href in listing.deleted if href in self.states]
+        changed = [
+            href
+            for href, etag in listing.etags.items()
+            if href not in self.states or self.states[href].etag != etag
+        ]
+        self._pull(changed)
+        for href in gone:
+            self._archive(self.states.pop(href))
+        self._push()
+        self.account.sync_token = listing.token
+        self.account.last_synced_at = timezone.now()
+        self.account.save(update_fields=["sync_token", "last_synced_at", "updated_at"])
+
+    def _listing(self, book: AddressBook) -> tuple[Listing, bool]:
+        """Return the listing and whether it holds every card of the book."""
+        if not book.supports_sync:
+            return self.client.all_etags(self.book), True
+        token = self.account.sync_token
+        try:
+            return self.client.changes_since(self.book, token), not token
+        except SyncTokenInvalid:
+            return self.client.changes_since(self.book, ""), True
+
+    # Pull
+
+    def _pull(self, hrefs: list[str]) -> None:
+        """Fetch the changed cards; merge known ones, import new ones in batches.
+
+        The importer loads the household's contacts once per call, so new
+        cards are gathered and imported IMPORT_BATCH at a time.
+        """
+        new: list[tuple[str, str, str]] = []
+        with self._progress(len(hrefs), "CardDAV pull") as progress:
+            for start in range(0, len(hrefs), MULTIGET_BATCH):
+                batch = hrefs[start : start + MULTIGET_BATCH]
+                cards = self.client.fetch(self.book, batch)
+                for href, (etag, text) in cards.items():
+                    if href in self.states:
+                        self._merge(self.states[href], etag, text)
+                    else:
+                        new.append((href, etag, text))
+                if len(new) >= IMPORT_BATCH:
+                    self._import(new)
+                    new = []
+                progress.update(len(batch))
+        self._import(new)
+
+    def _merge(self, state: CardDavCard, etag: str, text: str) -> None:
+        """Merge a changed card into its contact, in one transaction."""
+        server, problem = read_vcard(text, household=self.household)
+        if problem:
+            self.report.skipped.append(f"{state.href}: {problem}")
+            return
+        if state.contact_id is None:
+            # Deleted in Yorik: the card stays on the server, untouched.
+            state.etag, state.card = etag, text
+            state.save(update_fields=["etag", "card"])
+            return
+        try:
+            with transaction.atomic():
+                conflict = self._merge_into_contact(state, etag, text, server)
+        except ValidationError as error:
+            self.report.skipped.append(f"{state.href}: {' '.join(error.messages)}")
+            return
+        if conflict:
+            self.report.conflicts.append(conflict)
+        self.report.pulled += 1
+
+    def _merge_into_contact(
+        self, state: CardDavCard, etag: str, text: str, server: dict[str, Any]
+    ) -> str:
+        """Write the merged contact and the card's state; return the conflict."""
+        contact = (
+            _contacts(self.household)
+            .select_for_update(of=("self",))
+            .get(pk=state.contact_id)
+        )
+        current = contact_document(contact)
+        base_server, base_problem = read_vcard(state.card, household=self.household)
+        merged, conflicts = merge_fields(
+            base_server=state.document if base_problem else base_server,
+            server=server,
+            base=state.document,
+            current=current,
+        )
+        if conflicts:
+            merged["notes"] = _with_conflict_notes(merged["notes"], conflicts)
+        if _comparable(merged) != _comparable(current):
+            update_contact(contact=contact, **merged)
+        state.etag, state.card = etag, text
+        state.document = _as_synced(server)
+        state.save(update_fields=["etag", "card", "document"])
+        if not conflicts:
+            return ""
+        names = ", ".join(FIELD_NAMES.get(key, key) for key, _ in conflicts)
+        return f"{contact.display_name}: {names}"
+
+    def _import(self, cards: list[tuple[str, str, str]]) -> None:
+        """Import cards Yorik has not seen, matched as a vCard file's would be."""
+        linked_uids = set(
+            Contact.objects.filter(
+                household=self.household,
+                carddav_cards__account=self.account,
+            ).values_list("vcard_uid", flat=True)
+        )
+        readable: list[tuple[str, str, str, dict[str, Any]]] = []
+        for href, etag, text in cards:
+            card, problem = read_vcard(text, household=self.household)
+            if problem:
+                self.report.skipped.append(f"{href}: {problem}")
+                continue
+            uid = card["vcard_uid"]
+            if not uid:
+                # The importer and the sync know a card by its UID.
+                uid = card["vcard_uid"] = _uid_for(href)
+                text = _with_uid(text, uid)
+            if uid in linked_uids:
+                self.report.skipped.append(
+                    f"{href}: has the UID of another card of the address book"
+                )
+                continue
+            linked_uids.add(uid)
+            readable.append((href, etag, text, card))
+        if not readable:
+            return
+        with transaction.atomic():
+            summary = import_vcards(
+                household=self.household,
+                data="".join(text for _, _, text, _ in readable).encode(),
+            )
+            created: list[CardDavCard] = []
+            contacts = {
+                contact.vcard_uid: contact
+                for contact in Contact.objects.filter(
+                    household=self.household,
+                    vcard_uid__in=[card["vcard_uid"] for *_, card in readable],
+                )
+            }
+            for number, (href, etag, text, card) in enumerate(readable, start=1):
+                contact = contacts.get(card["vcard_uid"])
+                if contact is None:
+                    self.report.skipped.append(
+                        f"{href}: {_problem_of(summary.problems, number)}"
+                    )
+                    continue
+                created.append(
+                    self._remember(contact, href, etag, text, _as_synced(card))
+                )
+            CardDavCard.objects.bulk_create(created)
+            self.report.pulled += len(created)
+
+    def _remember(
+        self,
+        contact: Contact,
+        href: str,
+        etag: str,
+        text: str,
+        document: dict[str, Any],
+    ) -> CardDavCard:
+        """Return the unsaved sync state of a card now linked to its contact."""
+        self.states[href] = CardDavCard(
+            household=self.household,
+            account=self.account,
+            contact=contact,
+            href=href,
+            etag=etag,
+            card=text,
+            document=document,
+        )
+        return self.states[href]
+
+    def _archive(self, state: CardDavCard) -> None:
+        """Archive the contact of a card deleted on the server; never delete it."""
+        with transaction.atomic():
+            if state.contact_id is not None:
+                Contact.objects.filter(
+                    household=self.household, pk=state.contact_id
+                ).exclude(status=ContactStatus.ARCHIVED).update(
+                    status=ContactStatus.ARCHIVED, updated_at=timezone.now()
+                )
+                self.report.archived += 1
+            state.delete()
+
+    # Push
+
+    def _push(self) -> None:
+        by_contact = {
+            state.contact_id: state
+            for state in self.states.values()
+            if state.contact_id is not None
+        }
+        todo = []
+        for contact in _contacts(self.household).exclude(status=ContactStatus.SPAM):
+            document = contact_document(contact)
+            state = by_contact.get(contact.pk)
+            if state is None:
+                if contact.status in PUSHED_STATUSES:
+                    todo.append((contact, document, None))
+            elif _comparable(document) != _comparable(state.document):
+                todo.append((contact, document, state))
+        with self._progress(len(todo), "CardDAV push") as progress:
+            for contact, document, state in todo:
+                if state is None:
+                    self._create_card(contact, document)
+                else:
+                    self._update_card(contact, document, state, retry=True)
+                progress.update()
+
+    def _create_card(self, contact: Contact, document: dict[str, Any]) -> None:
+        if not contact.vcard_uid:
+            contact.vcard_uid = f"yorik-{uuid.uuid4()}"
+            Contact.objects.filter(pk=contact.pk).update(vcard_uid=contact.vcard_uid)
+        name = contact.vcard_uid
+        if not _SAFE_FILE_NAME.match(name):
+            name = hashlib.sha256(name.encode()).hexdigest()[:32]
+        href = f"{urlsplit(self.book).path.rstrip('/')}/{name}.vcf"
+        text = merge_card_text(
+            _empty_card(self.account.vcard_version), self._ours(contact)
+        )
+        try:
+            etag = self.client.put(self.book, href, text, etag=None)
+        except (PreconditionFailed, CardRejected) as error:
+            self.report.skipped.append(f"{contact.display_name}: {error}")
+            return
+        self._remember(contact, href, etag, text, document).save()
+        self.report.pushed += 1
+
+    def _update_card(
+        self,
+        contact: Contact,
+        document: dict[str, Any],
+        state: CardDavCard,
+        *,
+        retry: bool,
+    ) -> None:
+        text = merge_card_text(state.card, self._ours(contact))
+        try:
+            etag = self.client.put(self.book, state.href, text, etag=state.etag)
+        except CardRejected as error:
+            self.report.skipped.append(f"{contact.display_name}: {error}")
+            return
+        except PreconditionFailed as error:
+            if not retry:
+                self.report.skipped.append(f"{contact.display_name}: {error} again")
+                return
+            self._pull_again(state)
+            return
+        state.etag, state.card, state.document = etag, text, document
+        state.save(update_fields=["etag", "card", "document"])
+        self.report.pushed += 1
+
+    def _pull_again(self, state: CardDavCard) -> None:
+        """After a 412: merge the server's card, then push what is left once."""
+        fetched = self.client.fetch(self.book, [state.href])
+        if state.href not in fetched:
+            self.report.skipped.append(f"{state.href}: deleted on the server meanwhile")
+            return
+        self._merge(state, *fetched[state.href])
+        contact = _contacts(self.household).get(pk=state.contact_id)
+        document = contact_document(contact)
+        if _comparable(document) != _comparable(state.document):
+            self._update_card(contact, document, state, retry=False)
+
+    def _ours(self, contact: Contact) -> str:
+        return contact_vcard(contact, language=self.household.language)
+
+
+# Fields
+
+
+def _field(document: dict[str, Any], key: str) -> Any:
+    """Return one field of a contact document, comparable and order-free."""
+    if key.startswith("channels."):
+        kind = key.removeprefix("channels.")
+        return sorted(
+            (c["value"], c["label"]) for c in document["channels"] if c["kind"] == kind
+        )
+    if key == "addresses":
+        return sorted(tuple(sorted(a.items())) for a in document["addresses"])
+    if key in ("aliases", "tags"):
+        return sorted(document[key])
+    return document.get(key, "")
+
+
+def _take(target: dict[str, Any], source: dict[str, Any], key: str) -> None:
+    """Set one field of target to source's, keeping the order of source's items."""
+    if key.startswith("channels."):
+        kind = key.removeprefix("channels.")
+        target["channels"] = [c for c in target["channels"] if c["kind"] != kind] + [
+            dict(c) for c in source["channels"] if c["kind"] == kind
+        ]
+    elif key in LIST_FIELDS:
+        target[key] = [dict(i) if isinstance(i, dict) else i for i in source[key]]
+    else:
+        target[key] = source[key]
+
+
+def _comparable(document: dict[str, Any]) -> dict[str, Any]:
+    return {key: _field(document, key) for key in FIELDS}
+
+
+def merge_fields(
+    *,
+    base_server: dict[str, Any],
+    server: dict[str, Any],
+    base: dict[str, Any],
+    current: dict[str, Any],
+) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """Return the contact merged field by field, and the fields both changed.
+
+    base_server and server are the card as last synced and now, base and
+    current the contact; each conflict is (field, Yorik's value).
+    """
+    merged = {key: current[key] for key in DOCUMENT_KEYS}
+    conflicts: list[tuple[str, Any]] = []
+    for key in FIELDS:
+        theirs = _field(server, key)
+        if key in UNSAID_WHEN_EMPTY and not theirs:
+            continue
+        if theirs == _field(base_server, key):
+            continue
+        ours = _field(current, key)
+        if ours != _field(base, key) and ours != theirs:
+            conflicts.append((key, _shown(current, key)))
+        _take(merged, server, key)
+    return merged, conflicts
+
+
+def _as_synced(card: dict[str, Any]) -> dict[str, Any]:
+    """Return the contact as the card says it, for the next comparison.
+
+    Where the contact differs from it (a relation the card does not carry,
+    a field only Yorik changed), the next push writes the contact's value.
+    """
+    synced = {key: card[key] for key in DOCUMENT_KEYS}
+    synced["status"] = card["status"] or ContactStatus.ACTIVE
+    return synced
+
+
+def _shown(document: dict[str, Any], key: str) -> str:
+    if key.startswith("channels."):
+        kind = key.removeprefix("channels.")
+        return ", ".join(
+            f"{c['value']} ({c['label']})" if c["label"] else c["value"]
+            for c in document["channels"]
+            if c["kind"] == kind
+        )
+    if key == "addresses":
+        return "; ".join(
+            one_line_address(a["line1"], a["postcode"], a["city"])
+            for a in document["addresses"]
+        )
+    if key in ("aliases", "tags"):
+        return ", ".join(document[key])
+    return str(document[key])
+
+
+def _with_conflict_notes(notes: str, conflicts: list[tuple[str, Any]]) -> str:
+    """Return the notes with Yorik's side of each conflict added to them."""
+    day = timezone.localdate().isoformat()
+    lines = [
+        f"Yorik's {FIELD_NAMES.get(key, key)} before the CardDAV sync of {day}: "
+        f"{value or '(empty)'}"
+        for key, value in conflicts
+    ]
+    return "\n\n".join(part for part in (notes, "\n".join(lines)) if part)
+
+
+def _problem_of(problems: list[str], number: int) -> str:
+    prefix = f"card {number} "
+    return next(
+        (
+            problem
+            for problem in problems
+            if problem.startswith((prefix, f"card {number}:"))
+        ),
+        "the importer skipped it",
+    )
+
+
+# Cards as text
+
+
+@dataclass(frozen=True)
+class _Line:
+    group: str
+    name: str
+    text: str  # the physical lines, folds and all
+
+
+def _lines(card: str) -> list[_Line]:
+    """Return a card's logical lines with their physical text kept."""
+    lines: list[_Line] = []
+    for physical in re.split(r"\r\n|\r|\n", card):
+        if physical[:1] in (" ", "\t") and lines:
+            last = lines[-1]
+            lines[-1] = _Line(last.group, last.name, f"{last.text}\r\n{physical}")
+        elif physical.strip():
+            found = _LINE.match(physical)
+            group, name = (found["group"] or "", found["name"]) if found else ("", "")
+            lines.append(_Line(group.lower(), name.upper(), physical))
+    return lines
+
+
+def _value(line: _Line) -> str:
+    return re.sub(r"\r\n[ \t]", "", line.text).partition(":")[2].strip()
+
+
+def _empty_card(version: str) -> str:
+    return f"BEGIN:VCARD\r\nVERSION:{version}\r\nEND:VCARD\r\n"
+
+
+def merge_card_text(server: str, ours: str) -> str:
+    """Return the server's card with the properties Yorik models set to ours.
+
+    Lines of other properties stay as they are, item groups included; our
+    item groups are renumbered past theirs. The card keeps its version; in
+    a 3.0 card our 4.0 lines are written the 3.0 way.
+    """
+    theirs = _lines(server)
+    mine = [
+        line
+        for line in _lines(ours)
+        if line.name not in ("BEGIN", "END", "VERSION", "PRODID")
+    ]
+    version = next((_value(line) for line in theirs if line.name == "VERSION"), "4.0")
+    replaced = set(MODELED_PROPERTIES)
+    if any(line.name == "ORG" for line in mine):
+        replaced.add("ORG")
+    if any(line.name == "UID" for line in theirs):
+        mine = [line for line in mine if line.name != "UID"]
+    dropped_groups = {
+        line.group for line in theirs if line.group and line.name in replaced
+    }
+    kept = [
+        line
+        for line in theirs
+        if line.name not in replaced
+        and line.name not in ("BEGIN", "END", "VERSION", "REV")
+        and not (line.group in dropped_groups and line.name.startswith("X-AB"))
+    ]
+    used = {line.group for line in kept if line.group}
+    renamed: dict[str, str] = {}
+    numbers = iter(range(1, 10_000))
+    body: list[str] = []
+    for line in mine:
+        text = line.text
+        if line.group:
+            if line.group not in renamed:
+                renamed[line.group] = next(
+                    name for n in numbers if (name := f"item{n}") not in used
+                )
+            text = f"{renamed[line.group]}{text[len(line.group) :]}"
+        if version.startswith("3"):
+            text = _as_vcard3(line.name, text)
+        if text:
+            body.append(text)
+    body += [line.text for line in kept]
+    lines = ["BEGIN:VCARD", f"VERSION:{version}", *body, "END:VCARD"]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def _as_vcard3(name: str, text: str) -> str:
+    """Return a line of Yorik's 4.0 export as vCard 3.0 writes it ("" to drop)."""
+    if name == "KIND":
+        return ""  # 3.0 has no KIND; X-ABSHOWAS says "company" there.
+    if name == "TEL":
+        text = re.sub(r";VALUE=uri(?=[;:])", "", text, flags=re.IGNORECASE)
+        text = re.sub(r":tel:", ":", text, count=1, flags=re.IGNORECASE)
+    return text
+
+
+def _uid_for(href: str) -> str:
+    return f"carddav-{hashlib.sha256(href.encode()).hexdigest()[:32]}"
+
+
+def _with_uid(text: str, uid: str) -> str:
+    return re.sub(
+        r"^(BEGIN:VCARD[ \t]*)(\r\n|\r|\n)",
+        lambda m: f"{m[1]}{m[2]}UID:{uid}{m[2]}",
+        text,
+        count=1,
+        flags=re.IGNORECASE | re.MULTILINE,
+    )

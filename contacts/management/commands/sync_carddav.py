@@ -1,0 +1,43 @@
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from contacts.carddav_sync import sync_carddav
+from contacts.models import CardDavAccount
+
+
+class Command(BaseCommand):
+    help = (
+        "Sync a household's contacts with its CardDAV address book, both ways. "
+        "Safe to re-run; after a fault the next run resumes."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--household", required=True, help="household slug")
+
+    def handle(self, *args, household: str, **options) -> None:
+        account = (
+            CardDavAccount.objects.select_related("household")
+            .filter(household__slug=household)
+            .first()
+        )
+        if account is None:
+            raise CommandError(
+                f"Household {household!r} has no CardDAV account; set one with "
+                "carddav_account."
+            )
+        report = sync_carddav(account=account, show_progress=True)
+        for conflict in report.conflicts:
+            self.stdout.write(f"conflict, the server's value kept: {conflict}")
+        for problem in report.skipped:
+            self.stdout.write(f"skipped {problem}")
+        summary = (
+            f"{report} ({report.requests} requests, "
+            f"{report.cards_downloaded} cards downloaded)"
+        )
+        if report.error:
+            raise CommandError(
+                f"CardDAV sync of {household!r} stopped: {report.error}. So far: "
+                f"{summary}. Cards not done are unchanged; run again to resume."
+            )
+        self.stdout.write(
+            self.style.SUCCESS(f"CardDAV sync of {household!r}: {summary}")
+        )
