@@ -174,7 +174,10 @@ Not for a specific known name ("schreibe an Lilian Wende"): use find_person.
 Once a card is emitted, do not list the names in your reply: the card shows them.""",
     input_serializer=ListContactsForPickingInput,
     output_serializer=ListContactsForPickingOutput,
-    cost="Browse: 1 indexed SELECT, about 30 characters per contact. Render: 2 SELECTs",
+    cost=(
+        "Browse: 1 indexed SELECT (a COUNT too past the row cap), about 30 "
+        "characters per contact. Render: 2 SELECTs"
+    ),
     permissions=["admin", "member", "restricted"],
     side_effects=(
         "Browse emits a contacts_found card (unless defer_card); ranked_picks "
