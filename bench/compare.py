@@ -173,7 +173,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", required=True, help="A git revision.")
     parser.add_argument(
-        "--sizes", default="1k,10k", help="Comma-separated: 1k, 10k, 100k."
+        "--sizes", default="1k,10k", help="Comma-separated: 1k, 10k, 50k, 100k."
     )
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)

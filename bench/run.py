@@ -1,6 +1,6 @@
-"""Speed benchmark: every skill at 1k, 10k and 100k rows, against naive ORM and SQL.
+"""Speed benchmark: every skill at 1k to 100k rows, against naive ORM and SQL.
 
-    .venv/bin/python bench/run.py [--sizes 1k,10k,100k] [--quick] [--reps 30]
+    .venv/bin/python bench/run.py [--sizes 1k,10k,50k,100k] [--quick] [--reps 30]
                                   [--no-http] [--no-people]
 
 For each data size (a household of N contacts and N members + leads, all
@@ -92,7 +92,7 @@ from yorik.serializers import output_writer  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
+SIZES = {"1k": 1_000, "10k": 10_000, "50k": 50_000, "100k": 100_000}
 SAMPLES = 20
 WARMUP = 3
 # Slow questions get fewer repetitions: about this many seconds per method.
@@ -1203,7 +1203,9 @@ def chart(report: dict[str, Any], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--sizes", default="1k,10k,100k", help="Comma-separated: 1k, 10k, 100k."
+        "--sizes",
+        default="1k,10k,50k,100k",
+        help="Comma-separated: 1k, 10k, 50k, 100k.",
     )
     parser.add_argument(
         "--quick", action="store_true", help="1k only, few repetitions."
