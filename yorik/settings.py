@@ -4,6 +4,7 @@ import contextlib
 import os
 import secrets
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -82,6 +83,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "axes",
     "yorik",
     "household",
     "contacts",
@@ -99,6 +101,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "yorik.urls"
@@ -168,6 +172,32 @@ if DEBUG:
     # Local runs serve static files from the apps; STATIC_ROOT exists only
     # after collectstatic, which WhiteNoise would otherwise warn about.
     warnings.filterwarnings("ignore", message="No directory at")
+
+# django-axes counts failed logins (the login page and admin's) and refuses
+# further tries, the right password included, until the cool-off has passed.
+# Each comma-separated entry is counted on its own; "username+ip_address"
+# counts the pair, so one address's failures lock only that login there.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("YORIK_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(seconds=int(os.environ.get("YORIK_LOGIN_COOLOFF", "900")))
+AXES_LOCKOUT_PARAMETERS = [
+    entry.split("+") if "+" in entry else entry
+    for entry in env_list("YORIK_LOGIN_LOCKOUT", "username,ip_address")
+]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "yorik.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "yorik.throttling.client_address"
+# Failed tries are kept (AccessAttempt); a row per successful login is not.
+AXES_DISABLE_ACCESS_LOG = True
+# The tries name logins of every household: no admin page lists them; the
+# axes_reset_* commands lift a lockout.
+AXES_ENABLE_ADMIN = False
+# Behind a proxy every request comes from the proxy's address; the proxy's
+# own X-Forwarded-For entry (the last one) names the client.
+YORIK_TRUST_X_FORWARDED_FOR = env_bool("DJANGO_TRUST_X_FORWARDED_FOR", default=False)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "contacts:list"

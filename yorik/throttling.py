@@ -1,7 +1,9 @@
-"""Rate limits on the agent API, counted per token."""
+"""Rate limits: the agent API's per token, and the client address others count by."""
 
 from typing import Any
 
+from django.conf import settings
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -34,3 +36,17 @@ class TokenRateThrottle(ScopedRateThrottle):
 
     def wait(self) -> float | None:
         return self.retry_after
+
+
+def client_address(request: HttpRequest) -> str:
+    """Return the address a request came from, as login and card limits count it.
+
+    Behind a proxy that appends the client's address to X-Forwarded-For
+    (DJANGO_TRUST_X_FORWARDED_FOR), that last entry is the client; entries
+    before it are the client's own claims and are ignored.
+    """
+    if settings.YORIK_TRUST_X_FORWARDED_FOR:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if forwarded[-1].strip():
+            return forwarded[-1].strip()
+    return request.META.get("REMOTE_ADDR", "")

@@ -1,5 +1,6 @@
 """Pages: the cards the assistant emits, picking from them, and logging in."""
 
+import math
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -7,6 +8,7 @@ from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -146,3 +148,19 @@ def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
 @method_decorator(content_security_policy, name="dispatch")
 class LoginView(auth_views.LoginView):
     """Django's login, in the pages' layout: for every member, not only staff."""
+
+
+@personal_page
+def locked_out(
+    request: HttpRequest, original_response: HttpResponse | None = None, *args: Any
+) -> HttpResponse:
+    """Answer a login that django-axes refuses after too many failed tries."""
+    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    response = render(
+        request,
+        "registration/locked_out.html",
+        {"minutes": max(1, math.ceil(seconds / 60))},
+        status=429,
+    )
+    response["Retry-After"] = str(seconds)
+    return response
