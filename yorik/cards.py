@@ -149,6 +149,15 @@ def open_card(
     return OpenedCard(card=card, viewer=viewer)
 
 
+def delete_expired_cards() -> int:
+    """Delete the cards whose links have expired; return how many.
+
+    An expired card opens for no one and takes no pick.
+    """
+    deleted, _ = Card.objects.filter(expires_at__lte=timezone.now()).delete()
+    return deleted
+
+
 def find_card(*, household: models.Model, card_id: UUID) -> Card | None:
     """Return one of the household's cards with its picked contact, or None."""
     return (

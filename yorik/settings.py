@@ -256,6 +256,8 @@ PAPERLESS_TIMEOUT = float(os.environ.get("PAPERLESS_TIMEOUT", "10"))
 VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))
+# Card pages and picks opened through a link, without a login, per address.
+YORIK_CARD_LINK_RATE = os.environ.get("YORIK_CARD_LINK_RATE", "60/min")
 # Who a logged-in visitor of a card page is: the household app answers.
 YORIK_PAGE_VIEWER = "household.callers.caller_for_user"
 YORIK_VCARD_MAX_BYTES = int(

@@ -50,3 +50,14 @@ def client_address(request: HttpRequest) -> str:
         if forwarded[-1].strip():
             return forwarded[-1].strip()
     return request.META.get("REMOTE_ADDR", "")
+
+
+def wait_for_address(request: HttpRequest, *, scope: str, rate: str) -> float | None:
+    """Count a request against its address's rate ("60/min", DRF's syntax).
+
+    Return the seconds until the window ends if the address is over the rate,
+    else None.
+    """
+    limit, window = ScopedRateThrottle().parse_rate(rate)
+    hit = count_request(key=f"{scope}:{client_address(request)}", window_seconds=window)
+    return hit.retry_after if hit.hits > limit else None

@@ -24,6 +24,7 @@ from yorik.cards import (
     open_card,
     pick_contact,
 )
+from yorik.throttling import wait_for_address
 
 # Pages load nothing but the app's own files; with no inline script allowed,
 # markup smuggled into a name could not run even if it escaped escaping.
@@ -79,6 +80,30 @@ class PickForm(forms.Form):
     contact_id = forms.IntegerField()
 
 
+def link_visits_throttled(view: View) -> View:
+    """Limit visits without a login (through a card's link) per address.
+
+    A link opens a card for anyone who has it, for a day; its pages are
+    work for the database, so one address gets YORIK_CARD_LINK_RATE of them.
+    Logged-in members are not counted.
+    """
+
+    @wraps(view)
+    def throttled(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            wait = wait_for_address(
+                request, scope="card-link", rate=settings.YORIK_CARD_LINK_RATE
+            )
+            if wait is not None:
+                seconds = math.ceil(wait)
+                response = render(request, "429.html", {"seconds": seconds}, status=429)
+                response["Retry-After"] = str(seconds)
+                return response
+        return view(request, *args, **kwargs)
+
+    return throttled
+
+
 def _open_card(request: HttpRequest, card_id: UUID, token: str) -> OpenedCard:
     opened = open_card(card_id=card_id, user=request.user, token=token)
     if opened is None:
@@ -114,6 +139,7 @@ def _card_page(
 
 @require_GET
 @personal_page  # A card's link carries its token, and its pick state changes.
+@link_visits_throttled
 def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
     token = request.GET.get("t", "")
     return _card_page(request, _open_card(request, card_id, token), token=token)
@@ -121,6 +147,7 @@ def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
 
 @require_POST
 @personal_page
+@link_visits_throttled
 def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
     form = PickForm(request.POST)
     token = request.POST.get("t", "")
