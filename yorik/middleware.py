@@ -1,10 +1,11 @@
-"""Middleware: admin's Content-Security-Policy."""
+"""Middleware: admin's Content-Security-Policy, and 503 for an unavailable database."""
 
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
+from yorik.errors import DATABASE_ERRORS, database_unavailable, unavailable
 from yorik.views import CONTENT_SECURITY_POLICY
 
 
@@ -27,3 +28,26 @@ class AdminContentSecurityPolicyMiddleware:
                 "Content-Security-Policy", CONTENT_SECURITY_POLICY
             )
         return response
+
+
+class DatabaseUnavailableMiddleware:
+    """Answer 503 when a page's database is down, hung or too slow.
+
+    The API's views answer it themselves (yorik.errors.exception_handler), as
+    does /mcp/; pages raise, and get a plain page with Retry-After instead of
+    a server error. Nothing is kept: the next request connects afresh.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(
+        self, request: HttpRequest, exception: Exception
+    ) -> HttpResponse | None:
+        if not isinstance(exception, DATABASE_ERRORS):
+            return None
+        database_unavailable(exception)
+        return unavailable(request)

@@ -102,6 +102,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "yorik.middleware.AdminContentSecurityPolicyMiddleware",
+    "yorik.middleware.DatabaseUnavailableMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -126,7 +127,11 @@ TEMPLATES = [
 ]
 
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
+    DATABASES = {
+        "default": dj_database_url.parse(
+            os.environ["DATABASE_URL"], engine="yorik.database"
+        )
+    }
 else:
     DATABASES = {
         "default": {
@@ -138,6 +143,28 @@ else:
     }
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DJANGO_CONN_MAX_AGE", "60"))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A database that is down or hung must not hold a request past gunicorn's
+# 30-second worker timeout: connecting gives up after the connect timeout,
+# PostgreSQL cancels a statement after the statement timeout, and a server
+# that answers nothing at all is given up 2 seconds after that (yorik.database).
+# Requests then answer 503. manage.py sets no statement timeout for commands
+# other than runserver: imports and migrations take as long as they take.
+database_options = DATABASES["default"].setdefault("OPTIONS", {})
+database_options["connect_timeout"] = int(
+    os.environ.get("YORIK_DB_CONNECT_TIMEOUT", "5")
+)
+statement_timeout = float(os.environ.get("YORIK_DB_STATEMENT_TIMEOUT", "10"))
+if statement_timeout > 0:
+    database_options["options"] = " ".join(
+        filter(
+            None,
+            [
+                database_options.get("options", ""),
+                f"-c statement_timeout={round(statement_timeout * 1000)}",
+            ],
+        )
+    )
+    DATABASES["default"]["ANSWER_TIMEOUT"] = statement_timeout + 2
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
