@@ -175,3 +175,22 @@ def test_commands_run_without_a_statement_timeout():
     )
 
     assert result.stdout.split()[-1] == "0", result.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bundled_server_that_cannot_start_yet_gets_503(token, monkeypatch):
+    """E.g. a server still shutting down when the app wants to start it again."""
+
+    def refuse(data_dir):
+        raise AssertionError("postmaster status is 'stopping'")
+
+    assert call_find_person(token).status_code == 200
+    connection.close()
+    with monkeypatch.context() as patch:
+        patch.setattr("yorik.database.base.ensure_server", refuse)
+        starting = call_find_person(token)
+    connection.close()
+
+    assert starting.status_code == 503
+    assert starting.json()["error"]["code"] == "unavailable"
+    assert call_find_person(token).status_code == 200

@@ -72,7 +72,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self):
         params = super().get_connection_params()
         if "DATA_DIR" in self.settings_dict:
-            params["host"] = str(ensure_server(Path(self.settings_dict["DATA_DIR"])))
+            try:
+                socket_dir = ensure_server(Path(self.settings_dict["DATA_DIR"]))
+            except Exception as error:
+                # E.g. a server still shutting down cannot be started yet: to
+                # the app that is a database unavailable for now.
+                raise psycopg.OperationalError(
+                    f"The bundled PostgreSQL cannot be started now: {error!r}"
+                ) from error
+            params["host"] = str(socket_dir)
         return params
 
     def get_new_connection(self, conn_params):
