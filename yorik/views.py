@@ -179,9 +179,15 @@ class LoginView(auth_views.LoginView):
 
 @personal_page
 def locked_out(
-    request: HttpRequest, original_response: HttpResponse | None = None, *args: Any
+    request: HttpRequest,
+    original_response: HttpResponse | None = None,
+    credentials: dict[str, Any] | None = None,
 ) -> HttpResponse:
-    """Answer a login that django-axes refuses after too many failed tries."""
+    """Answer a login that django-axes refuses after too many failed tries.
+
+    Axes passes the refused response and the credentials; the page names
+    neither the login nor how many tries were made.
+    """
     seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
     response = render(
         request,
