@@ -1,5 +1,7 @@
 """Rate limits: the agent API's per token, and the client address others count by."""
 
+import contextlib
+import ipaddress
 from typing import Any
 
 from django.conf import settings
@@ -46,9 +48,9 @@ def client_address(request: HttpRequest) -> str:
     before it are the client's own claims and are ignored.
     """
     if settings.YORIK_TRUST_X_FORWARDED_FOR:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-        if forwarded[-1].strip():
-            return forwarded[-1].strip()
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")[-1]
+        with contextlib.suppress(ValueError):
+            return str(ipaddress.ip_address(forwarded.strip()))
     return request.META.get("REMOTE_ADDR", "")
 
 

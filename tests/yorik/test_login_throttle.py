@@ -192,3 +192,20 @@ def test_behind_a_trusted_proxy_the_forwarded_address_counts(settings, anna):
 
     assert other_client.status_code == 302
     assert same_client.status_code == 429
+
+
+@pytest.mark.django_db
+def test_a_forwarded_entry_that_is_no_address_counts_as_the_proxy(settings, anna):
+    settings.YORIK_TRUST_X_FORWARDED_FOR = True
+    for _ in range(LIMIT):
+        Client(REMOTE_ADDR="10.0.0.2").post(
+            "/accounts/login/",
+            {"username": "nobody", "password": "wrong"},
+            HTTP_X_FORWARDED_FOR="x" * 500,
+        )
+
+    response = Client(REMOTE_ADDR="10.0.0.2").post(
+        "/accounts/login/", {"username": "anna", "password": PASSWORD}
+    )
+
+    assert response.status_code == 429
