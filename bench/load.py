@@ -259,11 +259,12 @@ def wait_until_ready(
             response = requests.get(
                 f"{url}/api/skills/",
                 headers={"Authorization": f"Bearer {token}"},
-                timeout=5,
+                timeout=30,
             )
             if response.status_code == 200:
                 return
-        except requests.ConnectionError:
+        # A busy machine may keep a worker's first answer waiting.
+        except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(0.5)
     raise RuntimeError(f"gunicorn did not answer within 60 s:\n{log.read_text()}")

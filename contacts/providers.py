@@ -37,6 +37,8 @@ from household.models import CalendarEvent, Household
 from people_search.engine.text import fold_name, fold_words
 
 SOURCES = ("contact", "paperless", "calendar")
+# Enough to ask the person which one; a household with more is cut, best first.
+MAX_CANDIDATES = 10
 # Words that say what a business is rather than who: two names that differ
 # only in these ("Autohaus Krüger GmbH", "Autowerkstatt Krüger") are one.
 _GENERIC_NAME_WORDS = frozenset(
@@ -114,14 +116,16 @@ class Candidate:
 class KnownProviders:
     candidates: list[Candidate]
     source_counts: dict[str, int]
+    truncated: bool = False
 
 
 def find_known_providers(
     *, household: Household, category: ProviderCategory, now: datetime | None = None
 ) -> KnownProviders:
-    """Return the household's providers of a category, most trusted first.
+    """Return the household's most trusted providers of a category, best first.
 
-    Run four SELECTs (contacts, matching Paperless documents, Paperless
+    At most MAX_CANDIDATES; `truncated` says more were found. Run four
+    SELECTs (contacts, matching Paperless documents, Paperless
     correspondents, past events) and write nothing.
     """
     now = now or timezone.now()
@@ -134,12 +138,13 @@ def find_known_providers(
     candidates = [_merge(group) for group in _group_by_provider(found, category)]
     candidates.sort(key=_trust_order)
     return KnownProviders(
-        candidates=candidates,
+        candidates=candidates[:MAX_CANDIDATES],
         source_counts={
             "contacts": counts["contact"],
             "paperless": counts["paperless"],
             "calendar": counts["calendar"],
         },
+        truncated=len(candidates) > MAX_CANDIDATES,
     )
 
 

@@ -235,9 +235,10 @@ def find_picker_rows(
 ) -> PickerRows:
     """Return the best picks the household can see, padded with recent contacts.
 
-    Picks are {id, confidence, reason}. A repeated id keeps its most confident
-    pick; ids outside the household are dropped; the 10 most confident remain
-    (ties keep their input order); fewer than 5 are padded. Two SELECTs at most.
+    Picks are {id, confidence, reason}, at most MAX_PICKS (the skill refuses
+    more). A repeated id keeps its most confident pick; ids outside the
+    household are dropped; the rest go most confident first (ties keep their
+    input order); fewer than 5 are padded. Two SELECTs at most.
     """
     best: dict[int, Mapping[str, Any]] = {}
     for pick in ranked_picks:
@@ -256,7 +257,7 @@ def find_picker_rows(
     ranked = sorted(
         (pick for contact_id, pick in best.items() if contact_id in visible),
         key=lambda pick: -pick["confidence"],
-    )[:MAX_PICKS]
+    )
     rows = [
         PickerRow(
             contact_id=pick["id"],

@@ -12,10 +12,11 @@ from contacts.provider_categories import (
     get_category,
     resolve_category,
 )
-from contacts.providers import SOURCES, find_known_providers
+from contacts.providers import MAX_CANDIDATES, SOURCES, find_known_providers
 from contacts.selectors import (
     BROWSE_BYTES,
     BROWSE_ROWS,
+    MAX_PICKS,
     find_picker_rows,
     list_address_book,
     statuses_for,
@@ -83,9 +84,11 @@ class ListContactsForPickingInput(StrictSerializer):
     ranked_picks = RankedPickInput(
         many=True,
         required=False,
+        max_length=MAX_PICKS,
         help_text=(
-            "Render mode: your picks {id, confidence, reason}, best first, aim for "
-            "10. Emits the ranked contact_picker card instead of listing contacts."
+            f"Render mode: your picks {{id, confidence, reason}}, best first, aim "
+            f"for {MAX_PICKS}, at most {MAX_PICKS}. Emits the ranked "
+            "contact_picker card instead of listing contacts."
         ),
     )
     query = StrictCharField(
@@ -282,6 +285,14 @@ class FindKnownProviderOutput(serializers.Serializer):
     source_counts = SourceCountsSerializer(
         help_text="How many providers each source found, before merging."
     )
+    truncated = serializers.BooleanField(
+        required=False,
+        help_text=(
+            f"Only when true: more than {MAX_CANDIDATES} providers were found and "
+            f"`candidates` holds the {MAX_CANDIDATES} most trusted. Ask the user for "
+            "a name, then use find_person."
+        ),
+    )
 
 
 @skill(
@@ -310,9 +321,10 @@ def find_known_provider(caller: MemberCaller, *, category: str) -> Answer:
     found = find_known_providers(
         household=caller.household, category=get_category(category)
     )
-    return Answer(
-        {
-            "candidates": [candidate.as_output() for candidate in found.candidates],
-            "source_counts": found.source_counts,
-        }
-    )
+    data = {
+        "candidates": [candidate.as_output() for candidate in found.candidates],
+        "source_counts": found.source_counts,
+    }
+    if found.truncated:
+        data["truncated"] = True
+    return Answer(data)

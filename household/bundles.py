@@ -13,6 +13,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from phonenumbers import SUPPORTED_REGIONS
 from rest_framework import serializers
@@ -214,9 +215,24 @@ def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
 
 
 def create_household(*, data: dict[str, Any]) -> Household:
-    """Create the validated household, replacing one of the same slug with its rows."""
+    """Create the validated household, replacing one of the same slug with its rows.
+
+    An import of the same new household running at once creates the slug
+    first: this one then waits for it, and is refused once it has committed.
+    """
     Household.objects.filter(slug=data["slug"]).delete()
-    return Household.objects.create(**data)
+    try:
+        with transaction.atomic():
+            return Household.objects.create(**data)
+    except IntegrityError as error:
+        raise ValidationError(
+            {
+                "household.slug": [
+                    f"household {data['slug']!r} was created meanwhile by another "
+                    "import; pass --replace to overwrite it"
+                ]
+            }
+        ) from error
 
 
 def import_rows(*, household: Household, data: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
 import json
 
 import pytest
+from django.http import HttpRequest
 from django.test import Client
 
 from tests.builders import build_household, build_member
@@ -9,6 +10,18 @@ from tests.builders import build_household, build_member
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+class LoginClient(Client):
+    """Django's test client; login() passes a request, which django-axes counts by."""
+
+    def login(self, **credentials):
+        return super().login(request=HttpRequest(), **credentials)
+
+
+@pytest.fixture
+def client():
+    return LoginClient()
 
 
 @pytest.fixture

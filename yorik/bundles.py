@@ -143,8 +143,8 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
     """
     with cyclic_gc_paused():
         data = validate_bundle(bundle, replace=replace)
-    household = household_bundles.create_household(data=data["household"])
     try:
+        household = household_bundles.create_household(data=data["household"])
         for section in SECTIONS:
             section.import_rows(household=household, data=data)
     except ValidationError as error:

@@ -161,6 +161,15 @@ def open_card(
     return OpenedCard(card=card, reader=reader)
 
 
+def delete_expired_cards() -> int:
+    """Delete the cards whose links have expired; return how many.
+
+    An expired card opens for no one and takes no pick.
+    """
+    deleted, _ = Card.objects.filter(expires_at__lte=timezone.now()).delete()
+    return deleted
+
+
 def find_card(*, caller: Caller, card_id: UUID) -> Card | None:
     """Return a card the caller created, with its picked contact, or None.
 

@@ -1,5 +1,7 @@
 """One JSON error shape for the API: {"error": {"code", "message", "fields"?}}."""
 
+import logging
+import sys
 from typing import Any
 
 from django.conf import settings
@@ -9,7 +11,9 @@ from django.core.exceptions import (
     RequestDataTooBig,
 )
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -26,7 +30,29 @@ CODES = {
     406: "not_acceptable",
     413: "payload_too_large",
     429: "throttled",
+    503: "unavailable",
 }
+
+logger = logging.getLogger(__name__)
+
+# A database that is down, hung, or slower than the statement timeout.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+
+
+class DatabaseUnavailable(exceptions.APIException):
+    """The database did not answer in time; the client should retry shortly."""
+
+    status_code = 503
+    default_detail = "The database is unavailable or too slow; try again shortly."
+    default_code = "unavailable"
+    # Read by DRF's handler as the Retry-After header, as for throttling.
+    wait = 5
+
+
+def database_unavailable(error: Exception) -> DatabaseUnavailable:
+    """Log a database failure once and return what the client is told."""
+    logger.warning("Database unavailable: %s", error)
+    return DatabaseUnavailable()
 
 
 def error_body(code: str, message: str, fields: Any = None) -> dict[str, Any]:
@@ -46,6 +72,8 @@ def field_errors(detail: Any) -> dict[str, list[str]]:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """Turn every API exception into the JSON error shape of DESIGN §4."""
+    if isinstance(exc, DATABASE_ERRORS):
+        exc = database_unavailable(exc)
     if isinstance(exc, RequestDataTooBig):
         return Response(
             error_body(
@@ -97,7 +125,29 @@ def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     return defaults.page_not_found(request, exception)
 
 
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """Answer 503 with Retry-After: JSON on the API, a plain page elsewhere.
+
+    The page is rendered without the request, so nothing on it (the
+    logged-in user, the session) reaches for the database.
+    """
+    if _wants_json(request):
+        body = error_body(
+            DatabaseUnavailable.default_code, DatabaseUnavailable.default_detail
+        )
+        response: HttpResponse = JsonResponse(body, status=503)
+    else:
+        response = HttpResponse(render_to_string("503.html"), status=503)
+    response["Retry-After"] = str(DatabaseUnavailable.wait)
+    return response
+
+
 def server_error(request: HttpRequest) -> HttpResponse:
+    # A database failure outside a view (in a middleware) arrives here.
+    error = sys.exc_info()[1]
+    if isinstance(error, DATABASE_ERRORS):
+        database_unavailable(error)
+        return unavailable(request)
     if _wants_json(request):
         return JsonResponse(
             error_body("server_error", "Something went wrong on our side."), status=500

@@ -30,7 +30,12 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
 from yorik.api import AgentApiView, allowed_skill, call_skill
-from yorik.errors import error_body, exception_handler
+from yorik.errors import (
+    DATABASE_ERRORS,
+    database_unavailable,
+    error_body,
+    exception_handler,
+)
 from yorik.registry import Skill
 from yorik.throttling import TokenRateThrottle
 
@@ -92,6 +97,14 @@ class SkillServer(MCPServer):
                 open_world=hints.open_world,
             )(partial(answer_call, found))
 
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        # A database that is down or too slow is the transport's 503, as on
+        # REST, rather than a tool error: nothing about the call was wrong.
+        try:
+            return super().__call__(request)
+        except DATABASE_ERRORS as error:
+            return refusal(request, database_unavailable(error))
+
     def _tools_list(
         self, request: HttpRequest, request_id: str | int, params: dict[str, Any]
     ) -> HttpResponse:
@@ -143,6 +156,8 @@ def answer_call(
     try:
         allowed_skill(request, found.name)
         answer = call_skill(request, found, arguments)
+    except DATABASE_ERRORS:
+        raise
     except Exception as error:
         response = exception_handler(error, {"request": request})
         if response is None:

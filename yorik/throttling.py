@@ -1,7 +1,11 @@
-"""Rate limits on the agent API, counted per token."""
+"""Rate limits: the agent API's per token, and the client address others count by."""
 
+import contextlib
+import ipaddress
 from typing import Any
 
+from django.conf import settings
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -34,3 +38,28 @@ class TokenRateThrottle(ScopedRateThrottle):
 
     def wait(self) -> float | None:
         return self.retry_after
+
+
+def client_address(request: HttpRequest) -> str:
+    """Return the address a request came from, as login and card limits count it.
+
+    Behind a proxy that appends the client's address to X-Forwarded-For
+    (DJANGO_TRUST_X_FORWARDED_FOR), that last entry is the client; entries
+    before it are the client's own claims and are ignored.
+    """
+    if settings.YORIK_TRUST_X_FORWARDED_FOR:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")[-1]
+        with contextlib.suppress(ValueError):
+            return str(ipaddress.ip_address(forwarded.strip()))
+    return request.META.get("REMOTE_ADDR", "")
+
+
+def wait_for_address(request: HttpRequest, *, scope: str, rate: str) -> float | None:
+    """Count a request against its address's rate ("60/min", DRF's syntax).
+
+    Return the seconds until the window ends if the address is over the rate,
+    else None.
+    """
+    limit, window = ScopedRateThrottle().parse_rate(rate)
+    hit = count_request(key=f"{scope}:{client_address(request)}", window_seconds=window)
+    return hit.retry_after if hit.hits > limit else None

@@ -1,5 +1,6 @@
 """Pages: the cards the assistant emits, picking from them, and logging in."""
 
+import math
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -7,6 +8,7 @@ from urllib.parse import urlencode
 from uuid import UUID
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -22,6 +24,7 @@ from yorik.cards import (
     open_card,
     pick_contact,
 )
+from yorik.throttling import wait_for_address
 
 # Pages load nothing but the app's own files; with no inline script allowed,
 # markup smuggled into a name could not run even if it escaped escaping.
@@ -77,6 +80,30 @@ class PickForm(forms.Form):
     contact_id = forms.IntegerField()
 
 
+def link_visits_throttled(view: View) -> View:
+    """Limit visits without a login (through a card's link) per address.
+
+    A link opens a card for anyone who has it, for a day; its pages are
+    work for the database, so one address gets YORIK_CARD_LINK_RATE of them.
+    Logged-in members are not counted.
+    """
+
+    @wraps(view)
+    def throttled(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            wait = wait_for_address(
+                request, scope="card-link", rate=settings.YORIK_CARD_LINK_RATE
+            )
+            if wait is not None:
+                seconds = math.ceil(wait)
+                response = render(request, "429.html", {"seconds": seconds}, status=429)
+                response["Retry-After"] = str(seconds)
+                return response
+        return view(request, *args, **kwargs)
+
+    return throttled
+
+
 def _open_card(request: HttpRequest, card_id: UUID, token: str) -> OpenedCard:
     opened = open_card(card_id=card_id, user=request.user, token=token)
     if opened is None:
@@ -112,6 +139,7 @@ def _card_page(
 
 @require_GET
 @personal_page  # A card's link carries its token, and its pick state changes.
+@link_visits_throttled
 def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
     token = request.GET.get("t", "")
     return _card_page(request, _open_card(request, card_id, token), token=token)
@@ -119,6 +147,7 @@ def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
 
 @require_POST
 @personal_page
+@link_visits_throttled
 def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
     form = PickForm(request.POST)
     token = request.POST.get("t", "")
@@ -146,3 +175,25 @@ def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
 @method_decorator(content_security_policy, name="dispatch")
 class LoginView(auth_views.LoginView):
     """Django's login, in the pages' layout: for every member, not only staff."""
+
+
+@personal_page
+def locked_out(
+    request: HttpRequest,
+    original_response: HttpResponse | None = None,
+    credentials: dict[str, Any] | None = None,
+) -> HttpResponse:
+    """Answer a login that django-axes refuses after too many failed tries.
+
+    Axes passes the refused response and the credentials; the page names
+    neither the login nor how many tries were made.
+    """
+    seconds = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    response = render(
+        request,
+        "registration/locked_out.html",
+        {"minutes": max(1, math.ceil(seconds / 60))},
+        status=429,
+    )
+    response["Retry-After"] = str(seconds)
+    return response

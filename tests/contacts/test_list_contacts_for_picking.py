@@ -308,8 +308,8 @@ def test_duplicate_ids_keep_their_highest_confidence(api, household, book):
     assert response.json()["rendered"] == 5
 
 
-def test_only_the_ten_most_confident_picks_remain(api, household):
-    contacts = [build_contact(household, f"Person {index:02}") for index in range(12)]
+def test_ten_picks_render_most_confident_first(api, household):
+    contacts = [build_contact(household, f"Person {index:02}") for index in range(10)]
 
     response = rank(
         api, [pick(contact, index / 20) for index, contact in enumerate(contacts)]
@@ -319,7 +319,27 @@ def test_only_the_ten_most_confident_picks_remain(api, household):
     assert body["rendered"] == 10
     assert body["padded"] == 0
     picks = stored_card(response).payload["picks"]
-    assert [p["contact_id"] for p in picks] == [c.pk for c in contacts[:1:-1]]
+    assert [p["contact_id"] for p in picks] == [c.pk for c in reversed(contacts)]
+
+
+def test_more_picks_than_the_card_shows_are_refused(api, household):
+    contact = build_contact(household, "Person")
+    before = Card.objects.count()
+
+    response = rank(api, [pick(contact, 0.5)] * 11)
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_input"
+    assert list(error["fields"]) == ["ranked_picks"]
+    assert "10" in error["fields"]["ranked_picks"][0]
+    assert Card.objects.count() == before
+
+
+def test_the_manifest_says_how_many_picks_are_taken(api):
+    inputs = api.get(f"/api/skills/{SKILL}/").json()["inputs"]
+
+    assert inputs["ranked_picks"]["maxItems"] == 10
 
 
 def test_foreign_and_unknown_ids_are_dropped_once_in_input_order(
@@ -453,7 +473,7 @@ def test_invalid_inputs_are_refused(api, inputs, field):
 
 
 def test_rendering_reads_the_contacts_in_constant_queries(api, household):
-    contacts = [build_contact(household, f"Person {index:02}") for index in range(30)]
+    contacts = [build_contact(household, f"Person {index:02}") for index in range(10)]
 
     def contact_selects(picks):
         with CaptureQueriesContext(connection) as queries:

@@ -699,7 +699,7 @@ def test_the_manifest_describes_the_skill(api):
         "tax_advisor (tax advisor, Steuerberater)"
         in (manifest["inputs"]["category"]["description"])
     )
-    assert set(manifest["outputs"]) == {"candidates", "source_counts"}
+    assert set(manifest["outputs"]) == {"candidates", "source_counts", "truncated"}
 
 
 # The demo household ---------------------------------------------------------------
@@ -728,3 +728,30 @@ def test_the_demo_household_answers_dentist_friseur_and_werkstatt():
     assert names(garages) == ["Autowerkstatt Krüger", "Kfz-Meisterbetrieb Pohl"]
     assert "Autohaus Krüger GmbH: 4 documents" in outputs(garages)[0]["evidence"]
     assert garages.source_counts == {"contacts": 2, "paperless": 2, "calendar": 2}
+
+
+def test_many_providers_are_cut_to_the_most_trusted_with_a_flag(api, household):
+    for day in range(12):
+        build_contact(
+            household,
+            f"Praxis {day:02}",
+            relation="Zahnarzt",
+            last_contacted_at=NOW - timedelta(days=day),
+        )
+
+    body = api.call("find_known_provider", {"category": "dentist"}).json()
+
+    assert [c["name"] for c in body["candidates"]] == [
+        f"Praxis {day:02}" for day in range(10)
+    ]
+    assert body["truncated"] is True
+    assert body["source_counts"]["contacts"] == 12
+
+
+def test_a_short_answer_carries_no_truncated_flag(api, household):
+    build_contact(household, "Dr. Roth", relation="Zahnarzt")
+
+    body = api.call("find_known_provider", {"category": "dentist"}).json()
+
+    assert len(body["candidates"]) == 1
+    assert "truncated" not in body

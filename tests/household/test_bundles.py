@@ -1,12 +1,14 @@
 import copy
 import json
+import threading
+import time
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact, ContactChannel
@@ -440,3 +442,56 @@ def test_names_of_imported_contacts_are_embedded_after_commit(
             contact.display_name.lower().split()
         )
     assert household.nameword_set.filter(word="kontakt").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_import_of_the_same_new_household_loses_with_a_message(
+    tmp_path, capsys
+):
+    """The second of two imports running at once says why, without a traceback."""
+    path = tmp_path / "becker.json"
+    path.write_text(json.dumps(bundle()))
+    first_imported, first_may_commit = threading.Event(), threading.Event()
+
+    def first_import():
+        try:
+            # Held open: the household row exists but is not committed yet.
+            with transaction.atomic():
+                import_household(bundle=bundle())
+                first_imported.set()
+                first_may_commit.wait(timeout=30)
+        finally:
+            connection.close()
+
+    def commit_once_second_waits():
+        with connection.cursor() as cursor:
+            for _ in range(300):
+                cursor.execute(
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                )
+                if cursor.fetchone()[0]:
+                    break
+                time.sleep(0.05)
+        first_may_commit.set()
+        connection.close()
+
+    first = threading.Thread(target=first_import)
+    first.start()
+    assert first_imported.wait(timeout=30)
+    releaser = threading.Thread(target=commit_once_second_waits)
+    releaser.start()
+    try:
+        with pytest.raises(CommandError, match="nothing was imported"):
+            call_command("import_household", str(path))
+    finally:
+        first_may_commit.set()
+        first.join()
+        releaser.join()
+
+    err = capsys.readouterr().err
+    assert "household.slug: household 'becker' was created meanwhile" in err
+    assert "Traceback" not in err
+    assert "IntegrityError" not in err
+    assert Household.objects.count() == 1
+    assert UserProfile.objects.filter(username="anna").count() == 1

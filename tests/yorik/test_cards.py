@@ -1,8 +1,10 @@
+import io
 import time
 import uuid
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
@@ -530,3 +532,79 @@ def test_openapi_documents_the_card_endpoint(client, db):
     operation = schema["paths"]["/api/cards/{card_id}/"]["get"]
     assert operation["operationId"] == "get_card"
     assert "404" in operation["responses"]
+
+
+@pytest.fixture
+def link_rate(settings):
+    settings.YORIK_CARD_LINK_RATE = "3/hour"
+
+
+def test_link_visits_from_one_address_are_limited(link_rate, card):
+    visitor = Client(REMOTE_ADDR="203.0.113.7")
+    statuses = [visitor.get(card_link(card)).status_code for _ in range(3)]
+
+    refused = visitor.get(card_link(card))
+
+    assert statuses == [200, 200, 200]
+    assert refused.status_code == 429
+    assert 0 < int(refused["Retry-After"]) <= 3600
+    assert "Too many requests" in refused.text
+    assert "Gisela Becker" not in refused.text
+    assert refused["Cache-Control"].startswith("max-age=0")
+    assert "default-src 'self'" in refused["Content-Security-Policy"]
+
+
+def test_picks_through_a_link_count_against_the_same_limit(link_rate, card, oma):
+    visitor = Client(REMOTE_ADDR="203.0.113.7")
+    for _ in range(3):
+        visitor.get(card_link(card))
+    token = card_link(card).split("t=", 1)[1]
+
+    response = visitor.post(
+        f"/cards/{card.pk}/pick/", {"contact_id": oma.pk, "t": token}
+    )
+
+    assert response.status_code == 429
+    card.refresh_from_db()
+    assert card.picked_contact is None
+
+
+def test_another_address_and_logged_in_members_are_not_limited(
+    link_rate, card, household
+):
+    for _ in range(4):
+        Client(REMOTE_ADDR="203.0.113.7").get(card_link(card))
+    member = Client(REMOTE_ADDR="203.0.113.7")
+    member.force_login(build_member(household, "jonas").profile.user)
+
+    other = Client(REMOTE_ADDR="198.51.100.9").get(card_link(card))
+    own = [member.get(card.get_absolute_url()).status_code for _ in range(4)]
+
+    assert other.status_code == 200
+    assert own == [200] * 4
+
+
+def test_the_limit_page_speaks_german(link_rate, card):
+    visitor = Client(REMOTE_ADDR="203.0.113.7", HTTP_ACCEPT_LANGUAGE="de")
+    for _ in range(3):
+        visitor.get(card_link(card))
+
+    refused = visitor.get(card_link(card))
+
+    assert refused.status_code == 429
+    assert "Zu viele Anfragen" in refused.text
+
+
+def test_delete_expired_cards_keeps_live_ones(household, oma, hans):
+    live = picker(household, [(oma, 0.9, "", False)])
+    expired = [picker(household, [(hans, 0.5, "", False)]) for _ in range(2)]
+    Card.objects.filter(pk__in=[c.pk for c in expired]).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    out = io.StringIO()
+
+    call_command("delete_expired_cards", stdout=out)
+
+    assert out.getvalue().strip() == "Deleted 2 expired card(s)."
+    assert list(Card.objects.values_list("pk", flat=True)) == [live.pk]
+    assert Client().get(card_link(live)).status_code == 200

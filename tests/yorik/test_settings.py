@@ -96,3 +96,26 @@ def test_x_forwarded_proto_is_trusted_only_when_a_setting_says_so():
 
     assert default.stdout.split()[-1] == "None"
     assert "HTTP_X_FORWARDED_PROTO" in behind_proxy.stdout
+
+
+SHOW_LOCKOUT = [
+    "shell",
+    "-c",
+    "from django.conf import settings; print(settings.AXES_LOCKOUT_PARAMETERS)",
+]
+
+
+@pytest.mark.parametrize(
+    ("setting", "parameters"),
+    [
+        ("", "['username', 'ip_address']"),
+        ("username+ip_address", "[['username', 'ip_address']]"),
+        ("username", "['username']"),
+    ],
+)
+def test_the_login_lockout_counts_what_the_setting_names(setting, parameters):
+    env = {"YORIK_LOGIN_LOCKOUT": setting} if setting else {}
+
+    result = run_manage(*SHOW_LOCKOUT, **env)
+
+    assert result.stdout.strip().splitlines()[-1] == parameters, result.stderr

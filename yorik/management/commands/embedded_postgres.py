@@ -11,7 +11,7 @@ class Command(BaseCommand):
         parser.add_argument("action", choices=["status", "stop"])
 
     def handle(self, *args, action: str, **options) -> None:
-        if settings.DATABASES["default"]["ENGINE"] != "yorik.database":
+        if "DATA_DIR" not in settings.DATABASES["default"]:
             raise CommandError("DATABASE_URL is set: the bundled server is not in use.")
         data_dir = settings.YORIK_DATA_DIR
         if action == "stop":
