@@ -28,7 +28,8 @@ from household.admin_search import EngineSearchAdmin
 from household.models import Household
 from people_search.engine.models import Subject
 
-# Skipped cards listed one by one after an import; the rest are counted.
+# Skipped cards and ignored values listed one by one after an import; the
+# rest are counted.
 MAX_PROBLEM_MESSAGES = 20
 
 
@@ -175,16 +176,26 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     def _report_import(
         self, request: HttpRequest, summary: ImportSummary, *, dry_run: bool
     ) -> None:
-        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
-        level = messages.WARNING if summary.skipped else messages.SUCCESS
-        self.message_user(request, f"{prefix}: {summary}", level)
-        for problem in summary.problems[:MAX_PROBLEM_MESSAGES]:
-            self.message_user(request, problem, messages.WARNING)
-        if summary.skipped > MAX_PROBLEM_MESSAGES:
-            more = summary.skipped - MAX_PROBLEM_MESSAGES
+        if summary.file_problem:
             self.message_user(
-                request, f"… and {more} more skipped cards.", messages.WARNING
+                request, f"{summary.file_problem} Nothing was imported.", messages.ERROR
             )
+            return
+        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
+        noted = summary.skipped or summary.warnings
+        level = messages.WARNING if noted else messages.SUCCESS
+        self.message_user(request, f"{prefix}: {summary}", level)
+        for lines, what in (
+            (summary.problems, "skipped cards"),
+            (summary.warnings, "ignored values"),
+        ):
+            for line in lines[:MAX_PROBLEM_MESSAGES]:
+                self.message_user(request, line, messages.WARNING)
+            if len(lines) > MAX_PROBLEM_MESSAGES:
+                more = len(lines) - MAX_PROBLEM_MESSAGES
+                self.message_user(
+                    request, f"… and {more} more {what}.", messages.WARNING
+                )
 
 
 class PaperlessMirrorAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
