@@ -167,6 +167,8 @@ _BYTE_ORDER_MARKS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _URI_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
+# URI schemes of addresses that are called but are no phone numbers.
+_ADDRESS_SCHEMES = frozenset({"sip", "sips", "h323", "xmpp", "callto", "skype"})
 # Lines named in a warning before "and N more".
 _LISTED_LINES = 5
 _FN_LINE = re.compile(r"^(?:[\w-]+\.)?FN[;:]", re.IGNORECASE)
@@ -518,13 +520,26 @@ class _CardReader:
         return label_for_ablabel(self.labels[line.group.lower()], self.language)
 
     def _add_channel(
-        self, kind: str, value: str, label: str, written: str = ""
+        self, kind: str, value: str, label: str, written: str = "", prop: str = ""
     ) -> None:
-        if value and not any(
-            c["kind"] == kind and c["value"] == value for c in self.channels
-        ):
+        """Add a channel; one the card has already keeps its first label.
+
+        A second label that would be lost, such as another extension of the
+        same number, is reported.
+        """
+        if not value:
+            return
+        twin = next(
+            (c for c in self.channels if c["kind"] == kind and c["value"] == value),
+            None,
+        )
+        if twin is None:
             self.channels.append({"kind": kind, "value": value, "label": label})
             self.channel_texts.append(written or value)
+        elif label and label != twin["label"] and prop:
+            self.card.dropped.append(
+                f"{prop} {written!r} ignored: the card has {value} already"
+            )
 
     def _read_fn(self, line: ContentLine) -> None:
         self.fn = self.fn or _text(line.value)
@@ -586,11 +601,11 @@ class _CardReader:
             dialled = parse_dialled_phone(raw, self.region)
         except InvalidPhoneNumber as error:
             scheme = _URI_SCHEME.match(raw)
-            if "@" in raw or (scheme and scheme[1].lower() != "tel"):
+            if "@" in raw or (scheme and scheme[1].lower() in _ADDRESS_SCHEMES):
                 # A SIP or pager address in a phone's place.
                 address = raw[scheme.end() :] if scheme else raw
                 label = label or (scheme[1].upper() if scheme else "")
-                self._add_channel(ChannelKind.OTHER, address.strip(), label, raw)
+                self._add_channel(ChannelKind.OTHER, address.strip(), label, raw, "TEL")
             else:
                 self.card.dropped.append(f"TEL {raw!r} ignored: {error}")
             return
@@ -601,7 +616,7 @@ class _CardReader:
         if dialled.post_dial:
             parts.append(words["post_dial"].format(dialled.post_dial))
         label = ", ".join(parts)
-        self._add_channel(ChannelKind.PHONE, dialled.number.e164, label, raw)
+        self._add_channel(ChannelKind.PHONE, dialled.number.e164, label, raw, "TEL")
 
     def _read_email(self, line: ContentLine) -> None:
         raw = _text(line.value)
@@ -614,7 +629,8 @@ class _CardReader:
         except ValueError as error:
             self.card.dropped.append(f"EMAIL {raw!r} ignored: {error}")
             return
-        self._add_channel(ChannelKind.EMAIL, value, self._type_label(line), address)
+        label = self._type_label(line)
+        self._add_channel(ChannelKind.EMAIL, value, label, address, "EMAIL")
 
     def _read_impp(self, line: ContentLine) -> None:
         uri = unquote(_text(line.value))
