@@ -56,8 +56,8 @@ or the same family name and given names equal or nicknames of each other;
 a card without a name agrees with anyone); else the same folded display
 name when no channel conflicts (for phones and for emails: when both sides
 have some, they share one). Two contacts found that way, or names that do
-not agree, are uncertain: the card becomes a new contact, which the
-duplicate finder can propose to merge. A contact that already took an
+not agree, are uncertain: the card becomes a new contact, which can be
+merged later, rather than overwrite one. A contact that already took an
 earlier card of the file, or whose UID differs from the card's, is never
 matched but by UID.
 
