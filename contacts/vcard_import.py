@@ -859,12 +859,17 @@ def _own_export_uid(ref: str) -> str:
 
 
 def _merged(
-    stored: dict[str, Any], card: dict[str, Any], *, ref: str, rename: bool
+    stored: dict[str, Any],
+    card: dict[str, Any],
+    *,
+    ref: str,
+    rename: bool,
+    named: bool,
 ) -> dict[str, Any]:
     """Return the stored contact with what the card carries set on it.
 
-    Without `rename` the contact keeps its names and kind, and a card's
-    other name becomes an alias.
+    Without `rename` the contact keeps its names and kind, and the card's
+    other name, when it has one (`named`), becomes an alias.
     """
     merged = dict(stored)
     if rename:
@@ -873,7 +878,7 @@ def _merged(
     for key in ("relation", "status", "notes", "aliases", "tags"):
         if card[key]:
             merged[key] = card[key]
-    if not rename:
+    if named and not rename:
         names = {
             fold_name(name) for name in (stored["display_name"], *merged["aliases"])
         }
@@ -990,7 +995,9 @@ class _AddressBook:
             self.taken.add(contact_id)
             return "created"
         stored = self.contacts[contact_id]
-        merged = _merged(stored, card, ref=self.refs[contact_id], rename=rename)
+        merged = _merged(
+            stored, card, ref=self.refs[contact_id], rename=rename, named=named
+        )
         self.taken.add(contact_id)
         if _comparable(merged) == _comparable(stored):
             return "unchanged"

@@ -285,27 +285,62 @@ def test_both_phones_again_change_nothing(household):
 
 @pytest.mark.django_db
 def test_a_phone_two_contacts_share_identifies_neither(household):
-    gisela = build_contact(
-        household,
-        "Gisela Becker",
-        channels=[{"kind": "phone", "value": "040 67745120", "label": ""}],
-    )
-    build_contact(
-        household,
-        "Gisela Becker",
-        channels=[{"kind": "phone", "value": "040 67745120", "label": ""}],
-    )
+    for name in ("Gisela Becker", "Hans Becker"):
+        build_contact(
+            household,
+            name,
+            channels=[{"kind": "phone", "value": "040 67745120", "label": ""}],
+        )
     card = (
-        "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Gisela Becker\r\n"
-        "TEL:040 67745120\r\nTEL:0162 4418307\r\nEND:VCARD\r\n"
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:G. Becker\r\n"
+        "TEL:040 67745120\r\nEND:VCARD\r\n"
     )
 
     summary = import_vcards(household=household, data=card.encode())
 
-    # Two namesakes share the landline: the first namesake without a
-    # conflicting number takes the card, as on any re-import.
+    # "G. Becker" agrees with Gisela alone, but the landline is Hans's too.
+    assert (summary.created, summary.updated) == (1, 0)
+    assert sorted(book(household)) == ["G. Becker", "Gisela Becker", "Hans Becker"]
+
+
+@pytest.mark.django_db
+def test_a_card_without_a_name_adds_to_its_contact_but_never_names_it(household):
+    paul = build_contact(
+        household,
+        "Paul Becker",
+        channels=[{"kind": "phone", "value": "0157 33445566", "label": "mobil"}],
+    )
+    card = (
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nTEL;TYPE=CELL:0157 33445566\r\n"
+        "EMAIL:paul@example.org\r\nEND:VCARD\r\n"
+    )
+
+    summary = import_vcards(household=household, data=card.encode())
+
     assert (summary.created, summary.updated) == (0, 1)
-    assert gisela.channels.count() == 2
+    assert book(household) == {
+        "Paul Becker": {
+            "name": ("", "", "person"),
+            "aliases": [],
+            "notes": "",
+            "channels": [
+                ("phone", "+4915733445566", "mobil"),
+                ("email", "paul@example.org", ""),
+            ],
+        }
+    }
+    assert paul.channels.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_utf16_file_is_read_by_its_byte_order_mark(household, tmp_path):
+    utf16 = tmp_path / "utf16.vcf"
+    utf16.write_bytes((CORPUS / "comment.vcf").read_text().encode("utf-16"))
+
+    out, _ = run(utf16)
+
+    assert out == "found 1: created 1, updated 0, unchanged 0, skipped 0"
+    assert list(book(household)) == ["Paul Becker"]
 
 
 @pytest.mark.django_db
