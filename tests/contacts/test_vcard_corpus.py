@@ -214,6 +214,17 @@ def test_undeclared_windows_1252_is_read_and_said(household):
 
 
 @pytest.mark.django_db
+def test_one_line_in_another_code_page_garbles_nothing_else(household):
+    out, err = run(CORPUS / "mixed-utf8-one-cp1252-line.vcf")
+
+    assert out == "found 2: created 2, updated 0, unchanged 0, skipped 0"
+    assert "names no charset for line 11: read as Windows-1252" in err
+    contacts = book(household)
+    assert sorted(contacts) == ["Günther Weiß", "Jörg Bär"]
+    assert contacts["Jörg Bär"]["notes"] == "Büro: Straße 3"
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("path", "message"),
     [
