@@ -58,9 +58,10 @@ class VCardImportForm(forms.Form):
     )
     file = forms.FileField(
         label="vCard file",
-        help_text="A .vcf export of Google Contacts, Apple Contacts or an Android "
-        "phone (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
-        "contacts instead of adding them twice.",
+        help_text="A .vcf export of a phone, Google Contacts, Apple Contacts or "
+        "Outlook (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
+        "contacts instead of adding them twice; values that cannot be used are "
+        "listed after the import.",
     )
     dry_run = forms.BooleanField(
         required=False, help_text="Only report what the import would do."
