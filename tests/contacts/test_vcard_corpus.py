@@ -240,12 +240,16 @@ def test_a_file_without_cards_fails_and_imports_nothing(household, path, message
 
 
 @pytest.mark.django_db
-def test_every_corpus_file_imports_without_a_traceback(household):
-    for path in sorted(CORPUS.glob("*.vcf")):
-        out, err = run(path)
+@pytest.mark.parametrize("name", sorted(path.name for path in CORPUS.glob("*.vcf")))
+def test_every_corpus_file_imports_and_changes_nothing_the_second_time(household, name):
+    first, err = run(CORPUS / name)
+    second, _ = run(CORPUS / name)
 
-        assert out.startswith("found "), path.name
-        assert "Traceback" not in err, path.name
+    assert first.startswith("found "), first
+    assert "Traceback" not in err
+    found, counts = second.split(": ", 1)
+    assert counts.startswith("created 0, updated 0, unchanged "), second
+    assert found == first.split(": ", 1)[0]
 
 
 # Two phones of one family

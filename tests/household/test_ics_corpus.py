@@ -174,3 +174,21 @@ def test_a_calendar_whose_only_event_is_unreadable_fails(household, tmp_path):
     with pytest.raises(CommandError, match="none of its events could be imported"):
         run(broken)
     assert not CalendarEvent.objects.exists()
+
+
+READABLE = sorted(
+    path.name
+    for path in CORPUS.glob("*.ics")
+    if path.name not in {"empty.ics", "utf16.ics"}
+)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", READABLE)
+def test_every_calendar_is_unchanged_when_imported_again(household, name):
+    run(name)
+
+    out, _ = run(name)
+
+    assert ": 0 created, 0 updated, " in out
+    assert "Traceback" not in out
