@@ -205,6 +205,10 @@ def _parse(text: str) -> Calendar:
         calendar = Calendar.from_ical(text)
     except ValueError as error:
         raise CalendarFileError(f"not an iCalendar file: {error}") from error
+    # The parser fails in other ways on broken structure (a VTIMEZONE with
+    # two TZID lines); that is a file that cannot be read, not a crash.
+    except Exception as error:
+        raise CalendarFileError(f"the file cannot be read: {error!r}") from error
     if calendar.name != "VCALENDAR":
         what = "a vCard file" if calendar.name == "VCARD" else f"a {calendar.name}"
         raise CalendarFileError(f"not an iCalendar file: it is {what}")

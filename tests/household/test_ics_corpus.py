@@ -192,3 +192,19 @@ def test_every_calendar_is_unchanged_when_imported_again(household, name):
 
     assert ": 0 created, 0 updated, " in out
     assert "Traceback" not in out
+
+
+@pytest.mark.django_db
+def test_a_calendar_the_parser_fails_on_is_a_message_not_a_traceback(
+    household, tmp_path
+):
+    broken = tmp_path / "two-tzid.ics"
+    broken.write_bytes(
+        (CORPUS / "no-dtstart.ics")
+        .read_bytes()
+        .replace(b"TZID:Europe/Berlin\r\n", b"TZID:Europe/Berlin\r\nTZID:Berlin\r\n")
+    )
+
+    with pytest.raises(CommandError, match=r"two-tzid\.ics: the file cannot be read"):
+        run(broken)
+    assert not CalendarEvent.objects.exists()
