@@ -41,7 +41,8 @@ from household.admin_search import EngineSearchAdmin
 from household.models import Household
 from people_search.engine.models import Subject
 
-# Skipped cards listed one by one after an import; the rest are counted.
+# Skipped cards and ignored values listed one by one after an import; the
+# rest are counted.
 MAX_PROBLEM_MESSAGES = 20
 
 
@@ -70,9 +71,10 @@ class VCardImportForm(forms.Form):
     )
     file = forms.FileField(
         label="vCard file",
-        help_text="A .vcf export of Google Contacts, Apple Contacts or an Android "
-        "phone (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
-        "contacts instead of adding them twice.",
+        help_text="A .vcf export of a phone, Google Contacts, Apple Contacts or "
+        "Outlook (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
+        "contacts instead of adding them twice; values that cannot be used are "
+        "listed after the import.",
     )
     dry_run = forms.BooleanField(
         required=False, help_text="Only report what the import would do."
@@ -188,16 +190,26 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     def _report_import(
         self, request: HttpRequest, summary: ImportSummary, *, dry_run: bool
     ) -> None:
-        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
-        level = messages.WARNING if summary.skipped else messages.SUCCESS
-        self.message_user(request, f"{prefix}: {summary}", level)
-        for problem in summary.problems[:MAX_PROBLEM_MESSAGES]:
-            self.message_user(request, problem, messages.WARNING)
-        if summary.skipped > MAX_PROBLEM_MESSAGES:
-            more = summary.skipped - MAX_PROBLEM_MESSAGES
+        if summary.file_problem:
             self.message_user(
-                request, f"… and {more} more skipped cards.", messages.WARNING
+                request, f"{summary.file_problem} Nothing was imported.", messages.ERROR
             )
+            return
+        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
+        noted = summary.skipped or summary.warnings
+        level = messages.WARNING if noted else messages.SUCCESS
+        self.message_user(request, f"{prefix}: {summary}", level)
+        for lines, what in (
+            (summary.problems, "skipped cards"),
+            (summary.warnings, "ignored values"),
+        ):
+            for line in lines[:MAX_PROBLEM_MESSAGES]:
+                self.message_user(request, line, messages.WARNING)
+            if len(lines) > MAX_PROBLEM_MESSAGES:
+                more = len(lines) - MAX_PROBLEM_MESSAGES
+                self.message_user(
+                    request, f"… and {more} more {what}.", messages.WARNING
+                )
 
 
 class PaperlessMirrorAdmin(HouseholdScopedAdmin, admin.ModelAdmin):

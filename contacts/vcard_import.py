@@ -1,26 +1,41 @@
 """Import vCard files (2.1, 3.0 and 4.0) into a household's address book.
 
-Reading. The file is split into cards on its BEGIN:VCARD and END:VCARD lines,
-so one broken card never hides the others; cards are numbered 1..n as they
-appear. vobject reads each card: folded lines, quoted-printable values with
-their charset (2.1), groups and parameters. Values are unescaped here instead
-of by vobject's text behaviour, which cuts a value at its first comma; vCard
-2.1 and many exporters leave commas unescaped. PHOTO and other unknown lines
-are ignored.
+Reading. The file is decoded first: a UTF-16 or UTF-32 byte order mark is
+honoured; otherwise each line is UTF-8, or in the charset its property
+names (vCard 2.1 `CHARSET=SHIFT_JIS`, `CHARSET=ISO-8859-1`); a line that
+is neither is read as Windows-1252 (FALLBACK_ENCODING) and the summary
+warns which lines were. The file is split into cards on its BEGIN:VCARD and
+END:VCARD lines, so one broken card never hides the others; cards are
+numbered 1..n as they appear. PHOTO, LOGO, SOUND, KEY and every base64
+value are dropped before parsing, with their folded lines however they
+are folded (indented or not, vCard 2.1's blank-line end). vobject reads
+the rest line by line: folds, quoted-printable values with their charset
+(2.1), groups and parameters; a line it cannot read, or one that is no
+property at all (a comment, a stray text line), is dropped and reported,
+the rest of the card kept. Values are unescaped here instead of by
+vobject's text behaviour, which cuts a value at its first comma; vCard
+2.1 and many exporters leave commas unescaped.
 
 Mapping. FN (else N) is the display name, N the first and last name; a card
 that is a company (KIND:org, Apple's X-ABShowAs:COMPANY, or an ORG without a
-person's name) becomes a business named after it. NICKNAME are aliases, TEL
-phones in E.164 read in the household's region, EMAIL emails, IMPP and
-X-WHATSAPP-style lines chat ids, URL websites; their labels come from an item
-group's X-ABLabel, else from their TYPE words (contacts.vcards). ADR is a
-home or work address (also billing and shipping as x-billing, x-shipping); an
-address of another type counts as home when it is the card's only one.
-CATEGORIES are tags (without Google's system groups), NOTE the notes, UID is
-kept to recognise the card next time. A phone or email that is not one makes
-the whole card skipped and reported, never silently dropped; so do a missing
-name and a card that is a contact group. ORG of a person, TITLE, BDAY and
-other lines Yorik has no field for are left out.
+person's name) becomes a business named after it. A card without any name
+is named after its first email, phone or other channel as written. NICKNAME
+are aliases, TEL phones in E.164 read in the household's region (tel: URIs,
+extensions, pause and wait dialling and vanity letters through the
+engine's parse_dialled_phone; the extension or dialling goes into the
+label), EMAIL emails (also `"Name" <addr>`), IMPP and X-WHATSAPP-style
+lines chat ids, URL websites; a SIP or pager address given as TEL is a
+channel of kind other. Labels come from an item group's X-ABLabel, else
+from their TYPE words (contacts.vcards). ADR is a home or work address
+(also billing and shipping as x-billing, x-shipping); an address of another
+type counts as home when it is the card's only one. CATEGORIES are tags
+(without Google's system groups), NOTE the notes, UID is kept to recognise
+the card next time. A value that cannot be used (a TEL that is no number,
+such as Outlook's `BusinessPhone`, an EMAIL that is no address) is dropped
+and reported by card and property; the card is kept when it still has a
+name, an organisation or a channel. A card with none of them, a contact
+group and a card without its END:VCARD are skipped and reported. ORG of a
+person, TITLE, BDAY and other lines Yorik has no field for are left out.
 
 Relations. Yorik's `relation` says who a contact is to the household. vCard
 relation lines (RELATED, X-ABRELATEDNAMES with its label, Android's relation
@@ -32,20 +47,28 @@ card its relation ("Mutter" in a German household); a line naming nobody in
 the file is ignored. Yorik's own export writes the relation as
 X-YORIK-RELATION and the status as X-YORIK-STATUS, which the importer reads.
 
-Matching, only within the household, in order: the same UID; else a phone or
-email the card shares with a contact (numbers that several cards of the file
-share, such as a family landline, identify nobody; a same-named contact wins
-among several); else the same folded display name when no channel conflicts
-(for phones and for emails: when both sides have some, they share one). A
-contact that already took an earlier card of the file, or whose UID differs
-from the card's, is never matched but by UID.
+Matching, only within the household, in order: the same UID (Yorik's own
+export names a contact without one `yorik-<ref>`); else a phone or email
+that identifies one person on both sides, held by exactly one contact and
+by no other card of the file (a family landline identifies nobody), when
+the names agree (people_search.engine.nicknames.names_agree: same words,
+or the same family name and given names equal or nicknames of each other;
+a card without a name agrees with anyone); else the same folded display
+name when no channel conflicts (for phones and for emails: when both sides
+have some, they share one). Two contacts found that way, or names that do
+not agree, are uncertain: the card becomes a new contact, which can be
+merged later, rather than overwrite one. A contact that already took an
+earlier card of the file, or whose UID differs from the card's, is never
+matched but by UID.
 
 Updating. A card sets what it carries and keeps what it leaves out, so a
-re-import never erases what was added in Yorik: names and kind always;
-aliases, tags, notes, relation and status when the card has any; channels
-and addresses per kind (the card's phones replace the stored phones, stored
-WhatsApp ids stay when the card has none). A card whose result equals the
-stored contact is unchanged and writes nothing.
+re-import never erases what was added in Yorik: names and kind when the card
+is the contact's by UID or by the same name (a card matched by a channel
+under another agreeing name, "Hansi" for "Hans", keeps the contact's name
+and adds the card's as an alias); aliases, tags, notes, relation and status
+when the card has any; channels are merged (a channel the card leaves out
+stays, the card's label wins on one both have); addresses per kind. A card
+whose result equals the stored contact is unchanged and writes nothing.
 
 The whole import runs in one transaction. Cards are matched against the
 household's contacts loaded once. New contacts are validated card by card
@@ -55,12 +78,14 @@ validation leaves nothing behind. A dry run does all of it and rolls back,
 so its summary is what a real run would report.
 """
 
+import codecs
 import io
 import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from email.utils import parseaddr
 from typing import Any
 from urllib.parse import unquote
 
@@ -99,6 +124,7 @@ from contacts.vcards import (
     CHAT_LABELS,
     CHAT_PROPERTIES,
     CHAT_SCHEMES,
+    DIALLING_LABELS,
     IGNORED_RELATION_TYPES,
     SYSTEM_CATEGORIES,
     WEBSITE_LABEL,
@@ -109,14 +135,42 @@ from contacts.vcards import (
     relation_for_word,
 )
 from household.models import Household
-from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.nicknames import names_agree
+from people_search.engine.phones import (
+    InvalidPhoneNumber,
+    is_phone_shaped,
+    parse_dialled_phone,
+)
 from people_search.engine.text import fold_name
 from yorik.bulk import cyclic_gc_paused
 
 # Files with fewer cards finish before a progress bar would help.
 PROGRESS_MIN_CARDS = 200
 
-_BINARY_LINE = re.compile(r"^(?:[\w-]+\.)?(?:PHOTO|LOGO|SOUND|KEY)[;:]", re.IGNORECASE)
+# Old Windows address books write their own code page and say nothing.
+FALLBACK_ENCODING = "cp1252"
+# Properties whose values are binary (or a link to one); Yorik keeps none.
+_BINARY_LINE = re.compile(
+    r"^(?:[\w-]+\.)?(?:PHOTO|LOGO|SOUND|KEY|X-MS-CARDPICTURE)[;:]"
+    r"|^[^:]*;ENCODING=(?:B|BASE64)[;:]",
+    re.IGNORECASE,
+)
+# How a property line starts: an optional group, a name, then ; or :.
+# Base64 has neither character, so a photo's lines never look like one.
+_PROPERTY = re.compile(r"^(?:[\w-]+\.)?[\w-]+[;:]")
+_DECLARED_CHARSET = re.compile(rb";CHARSET=", re.IGNORECASE)
+_CHARSET = re.compile(rb"^[^:]*?;CHARSET=([^;:]+)", re.IGNORECASE)
+_BYTE_ORDER_MARKS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_URI_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
+# URI schemes of addresses that are called but are no phone numbers.
+_ADDRESS_SCHEMES = frozenset({"sip", "sips", "h323", "xmpp", "callto", "skype"})
+# Lines named in a warning before "and N more".
+_LISTED_LINES = 5
 _FN_LINE = re.compile(r"^(?:[\w-]+\.)?FN[;:]", re.IGNORECASE)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ESCAPE = re.compile(r"\\([\\;,:nN])")
@@ -125,12 +179,20 @@ _IDENTITY_KINDS = (ChannelKind.PHONE, ChannelKind.EMAIL)
 
 @dataclass
 class ImportSummary:
-    """What an import did; each skipped card has one problem line."""
+    """What an import did.
+
+    Each skipped card has one line in `problems`; each value dropped from a
+    kept card, and each note about the file (lines read in the fallback
+    charset), one in `warnings`. `file_problem` says why a file gave no card
+    at all (empty, not a vCard file).
+    """
 
     created: int = 0
     updated: int = 0
     unchanged: int = 0
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    file_problem: str = ""
 
     @property
     def skipped(self) -> int:
@@ -165,6 +227,10 @@ class _Card:
     name: str
     contact: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # Values and lines dropped from a card that is kept.
+    dropped: list[str] = field(default_factory=list)
+    # False when the display name stands in for a name the card lacks.
+    named: bool = True
     # (value, relation text) of the card's relation lines: the value names
     # the related person, the text says who that person is.
     related: list[tuple[str, str]] = field(default_factory=list)
@@ -185,13 +251,17 @@ def import_vcards(
     """Import every card of a vCard file into the household's address book."""
     check_vcard_size(len(data))
     region, language = household.default_region, household.language
+    text, notes = _decode(data)
+    summary = ImportSummary(warnings=notes)
     with cyclic_gc_paused():
         cards = [
             _read_card(raw, region=region, language=language)
-            for raw in _split_cards(_decode(data))
+            for raw in _split_cards(text)
         ]
+    if not cards:
+        summary.file_problem = _not_a_vcard_file(text)
+        return summary
     _relate(cards)
-    summary = ImportSummary()
     with transaction.atomic():
         book = _AddressBook(household, shared_values=_shared_values(cards))
         progress = tqdm(
@@ -205,8 +275,9 @@ def import_vcards(
             if card.problems:
                 summary.problems.append(card.report("; ".join(card.problems)))
                 continue
+            summary.warnings += [card.report(dropped) for dropped in card.dropped]
             try:
-                outcome = book.write(card.contact)
+                outcome = book.write(card.contact, named=card.named)
             except ValidationError as error:
                 summary.problems.append(card.report(_describe(error)))
                 continue
@@ -217,12 +288,70 @@ def import_vcards(
     return summary
 
 
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        # Old Windows address books wrote their own code page.
-        return data.decode("cp1252", errors="replace")
+def _decode(data: bytes) -> tuple[str, list[str]]:
+    """Return the file's text and a warning when lines had to be guessed.
+
+    A byte order mark names UTF-16 or UTF-32. Otherwise each line is read in
+    the charset its property declares (vCard 2.1 `CHARSET=`), else as UTF-8,
+    else as FALLBACK_ENCODING; folded lines take their property's charset.
+    """
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            return data.decode(encoding, errors="replace"), []
+    data = data.removeprefix(codecs.BOM_UTF8)
+    if not _DECLARED_CHARSET.search(data):
+        try:
+            return data.decode("utf-8"), []
+        except UnicodeDecodeError:
+            pass
+    texts: list[str] = []
+    guessed: list[int] = []
+    charset = ""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line[:1] not in (b" ", b"\t"):
+            declared = _CHARSET.match(line)
+            charset = declared[1].decode("ascii", "replace").strip() if declared else ""
+        text = _decoded_line(line, charset)
+        if text is None:
+            guessed.append(number)
+            text = line.decode(FALLBACK_ENCODING, errors="replace")
+        texts.append(text)
+    if not guessed:
+        return "\n".join(texts), []
+    listed = ", ".join(str(number) for number in guessed[:_LISTED_LINES])
+    more = len(guessed) - _LISTED_LINES
+    if more > 0:
+        listed += f" and {more} more"
+    noun = "line" if len(guessed) == 1 else "lines"
+    return "\n".join(texts), [
+        f"The file is not UTF-8 and names no charset for {noun} {listed}: "
+        "read as Windows-1252; check their accented letters."
+    ]
+
+
+def _decoded_line(line: bytes, charset: str) -> str | None:
+    """Return a line in its declared charset or UTF-8; None when it is neither."""
+    if line.isascii():
+        return line.decode("ascii")
+    # Valid UTF-8 is hardly ever text in another charset, and some exporters
+    # declare ISO-8859-1 over UTF-8 bytes; so UTF-8 is tried first.
+    for encoding in ("utf-8", charset):
+        if not encoding:
+            continue
+        try:
+            return line.decode(encoding)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return None
+
+
+def _not_a_vcard_file(text: str) -> str:
+    """Return why a text without a single card is no vCard file."""
+    if not text.strip():
+        return "The file is empty."
+    if "BEGIN:VCALENDAR" in text.upper():
+        return "The file is an iCalendar file (BEGIN:VCALENDAR), not a vCard file."
+    return "The file holds no vCard: it has no BEGIN:VCARD line."
 
 
 def _split_cards(text: str) -> list[_RawCard]:
@@ -273,32 +402,44 @@ def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
     # vobject's line reader unfolds lines, joins quoted-printable soft line
     # breaks and decodes their charset; its vCard component would also apply
     # the text behaviour that cuts values at commas, so it is not built.
-    try:
-        lines = [
-            textLineToContentLine(text, number)
-            for text, number in getLogicalLines(
-                io.StringIO("\n".join(_without_binaries(raw.lines))), allowQP=True
+    lines: list[ContentLine] = []
+    dropped: list[str] = []
+    logical_lines = getLogicalLines(
+        io.StringIO("\n".join(_without_binaries(raw.lines))), allowQP=True
+    )
+    for text, number in logical_lines:
+        # The reader numbers the first logical line 0, the others from 1.
+        line_number = raw.first_line + max(number, 1) - 1
+        if not _PROPERTY.match(text):
+            dropped.append(
+                f"line {line_number} ignored: not a vCard property: {text[:40]!r}"
             )
-        ]
-    except (VObjectError, ValueError, LookupError) as error:
-        return _Card(
-            raw.number, _name_of(raw.lines), problems=[_unreadable(error, raw)]
-        )
-    return _CardReader(raw.number, region, language).read(lines)
+            continue
+        try:
+            lines.append(textLineToContentLine(text, number))
+        except (VObjectError, ValueError, LookupError) as error:
+            reason = error.msg if isinstance(error, VObjectError) else str(error)
+            dropped.append(f"line {line_number} ignored: cannot be read: {reason}")
+    card = _CardReader(raw.number, region, language).read(lines)
+    card.dropped[:0] = dropped
+    return card
 
 
 def _without_binaries(lines: list[str]) -> list[str]:
-    """Return the lines with PHOTO-like properties and their folds blanked out.
+    """Return the lines with PHOTO-like properties and their values blanked out.
 
     They are ignored, and vobject's line reader takes quadratic time over a
-    long folded value such as a photo. Blank lines keep the line numbers.
+    long folded value such as a photo. A binary value ends at the next line
+    that starts a property, however its lines were folded: indented, not
+    indented, or ended by a blank line (vCard 2.1). Blank lines keep the
+    line numbers.
     """
     kept: list[str] = []
     dropping = False
     for line in lines:
         if _BINARY_LINE.match(line):
             dropping = True
-        elif dropping and not line.startswith((" ", "\t")):
+        elif dropping and _PROPERTY.match(line):
             dropping = False
         kept.append("" if dropping else line)
     return kept
@@ -313,13 +454,6 @@ def _name_of(lines: list[str]) -> str:
             except (VObjectError, ValueError, LookupError):
                 return ""
     return ""
-
-
-def _unreadable(error: Exception, raw: _RawCard) -> str:
-    line = getattr(error, "lineNumber", None)
-    if isinstance(error, VObjectError) and line:
-        return f"cannot be read: line {raw.first_line + line - 1}: {error.msg}"
-    return f"cannot be read: {error}"
 
 
 def _text(value: str) -> str:
@@ -359,6 +493,8 @@ class _CardReader:
         self.tags: list[str] = []
         self.notes: list[str] = []
         self.channels: list[dict[str, str]] = []
+        # Each channel as the card writes it, to name a card without a name.
+        self.channel_texts: list[str] = []
         # (kind or None when the type is unknown, address)
         self.addresses: list[tuple[str | None, dict[str, str]]] = []
         self.labels: dict[str, str] = {}
@@ -383,11 +519,27 @@ class _CardReader:
             return None
         return label_for_ablabel(self.labels[line.group.lower()], self.language)
 
-    def _add_channel(self, kind: str, value: str, label: str) -> None:
-        if value and not any(
-            c["kind"] == kind and c["value"] == value for c in self.channels
-        ):
+    def _add_channel(
+        self, kind: str, value: str, label: str, written: str = "", prop: str = ""
+    ) -> None:
+        """Add a channel; one the card has already keeps its first label.
+
+        A second label that would be lost, such as another extension of the
+        same number, is reported.
+        """
+        if not value:
+            return
+        twin = next(
+            (c for c in self.channels if c["kind"] == kind and c["value"] == value),
+            None,
+        )
+        if twin is None:
             self.channels.append({"kind": kind, "value": value, "label": label})
+            self.channel_texts.append(written or value)
+        elif label and label != twin["label"] and prop:
+            self.card.dropped.append(
+                f"{prop} {written!r} ignored: the card has {value} already"
+            )
 
     def _read_fn(self, line: ContentLine) -> None:
         self.fn = self.fn or _text(line.value)
@@ -434,36 +586,51 @@ class _CardReader:
     def _read_x_yorik_status(self, line: ContentLine) -> None:
         self.fields["status"] = _text(line.value)
 
-    def _read_tel(self, line: ContentLine) -> None:
-        raw = _text(line.value)
-        number = raw[4:].split(";")[0] if raw.lower().startswith("tel:") else raw
-        if not number:
-            return
-        try:
-            value = parse_phone(number, self.region).e164
-        except InvalidPhoneNumber as error:
-            self.card.problems.append(f"TEL {raw!r} is {error}")
-            return
+    def _type_label(self, line: ContentLine) -> str:
         label = self._label(line)
         if label is None:
             label = label_for_types(_types(line), self.language)
-        self._add_channel(ChannelKind.PHONE, value, label)
+        return label
+
+    def _read_tel(self, line: ContentLine) -> None:
+        raw = _text(line.value)
+        if not raw:
+            return
+        label = self._type_label(line)
+        try:
+            dialled = parse_dialled_phone(raw, self.region)
+        except InvalidPhoneNumber as error:
+            scheme = _URI_SCHEME.match(raw)
+            if "@" in raw or (scheme and scheme[1].lower() in _ADDRESS_SCHEMES):
+                # A SIP or pager address in a phone's place.
+                address = raw[scheme.end() :] if scheme else raw
+                label = label or (scheme[1].upper() if scheme else "")
+                self._add_channel(ChannelKind.OTHER, address.strip(), label, raw, "TEL")
+            else:
+                self.card.dropped.append(f"TEL {raw!r} ignored: {error}")
+            return
+        words = DIALLING_LABELS[self.language]
+        parts = [label] if label else []
+        if dialled.extension:
+            parts.append(words["extension"].format(dialled.extension))
+        if dialled.post_dial:
+            parts.append(words["post_dial"].format(dialled.post_dial))
+        label = ", ".join(parts)
+        self._add_channel(ChannelKind.PHONE, dialled.number.e164, label, raw, "TEL")
 
     def _read_email(self, line: ContentLine) -> None:
         raw = _text(line.value)
         if not raw:
             return
+        # Some exporters write the name too: `"Omega" <omega@example.com>`.
+        address = parseaddr(raw.removeprefix("mailto:"))[1] or raw
         try:
-            value = normalize_channel_value(
-                ChannelKind.EMAIL, raw.removeprefix("mailto:"), self.region
-            )
+            value = normalize_channel_value(ChannelKind.EMAIL, address, self.region)
         except ValueError as error:
-            self.card.problems.append(f"EMAIL {raw!r} is {error}")
+            self.card.dropped.append(f"EMAIL {raw!r} ignored: {error}")
             return
-        label = self._label(line)
-        if label is None:
-            label = label_for_types(_types(line), self.language)
-        self._add_channel(ChannelKind.EMAIL, value, label)
+        label = self._type_label(line)
+        self._add_channel(ChannelKind.EMAIL, value, label, address, "EMAIL")
 
     def _read_impp(self, line: ContentLine) -> None:
         uri = unquote(_text(line.value))
@@ -559,11 +726,14 @@ class _CardReader:
             )
             kind = ContactKind.BUSINESS if is_company else ContactKind.PERSON
         display_name = self.fn or person_name
-        if kind == ContactKind.BUSINESS:
+        if kind == ContactKind.BUSINESS or not display_name:
             display_name = display_name or self.org
+        if not display_name and self.channel_texts:
+            display_name = self._fallback_name()
+            self.card.named = False
         self.card.name = display_name
         if not display_name:
-            self.card.problems.append("has no name (FN, N or ORG)")
+            self.card.problems.append("has no name, organisation or channel")
         self.card.contact = {
             "display_name": display_name,
             "first_name": " ".join(part for part in (given, additional) if part),
@@ -577,6 +747,14 @@ class _CardReader:
             "addresses": self._addresses(),
         }
         return self.card
+
+    def _fallback_name(self) -> str:
+        """Return the card's first email, else phone, else channel as written."""
+        for kind in (ChannelKind.EMAIL, ChannelKind.PHONE, None):
+            for channel, text in zip(self.channels, self.channel_texts, strict=True):
+                if kind is None or channel["kind"] == kind:
+                    return text[: Contact.display_name.field.max_length]
+        return ""
 
     def _addresses(self) -> list[dict[str, str]]:
         if len(self.addresses) == 1 and self.addresses[0][0] is None:
@@ -675,21 +853,67 @@ def _stored(contact: Contact) -> dict[str, Any]:
     return {**contact_document(contact), "vcard_uid": contact.vcard_uid}
 
 
-def _merged(stored: dict[str, Any], card: dict[str, Any]) -> dict[str, Any]:
-    """Return the stored contact with what the card carries set on it."""
+def _own_export_uid(ref: str) -> str:
+    """Return the UID Yorik's export gives a contact without one of its own."""
+    return f"yorik-{ref}"
+
+
+def _merged(
+    stored: dict[str, Any],
+    card: dict[str, Any],
+    *,
+    ref: str,
+    rename: bool,
+    named: bool,
+) -> dict[str, Any]:
+    """Return the stored contact with what the card carries set on it.
+
+    Without `rename` the contact keeps its names and kind, and the card's
+    other name, when it has one (`named`), becomes an alias.
+    """
     merged = dict(stored)
-    for key in ("display_name", "first_name", "last_name", "kind"):
-        merged[key] = card[key]
+    if rename:
+        for key in ("display_name", "first_name", "last_name", "kind"):
+            merged[key] = card[key]
     for key in ("relation", "status", "notes", "aliases", "tags"):
         if card[key]:
             merged[key] = card[key]
-    merged["vcard_uid"] = stored["vcard_uid"] or card["vcard_uid"]
-    for children in ("channels", "addresses"):
-        kinds = {child["kind"] for child in card[children]}
-        merged[children] = card[children] + [
-            child for child in stored[children] if child["kind"] not in kinds
-        ]
+    if named and not rename:
+        names = {
+            fold_name(name) for name in (stored["display_name"], *merged["aliases"])
+        }
+        if fold_name(card["display_name"]) not in names:
+            merged["aliases"] = [*merged["aliases"], card["display_name"]]
+    # The UID the export made up for a contact is no UID of its own.
+    uid = "" if card["vcard_uid"] == _own_export_uid(ref) else card["vcard_uid"]
+    merged["vcard_uid"] = stored["vcard_uid"] or uid
+    merged["channels"] = _merged_channels(stored["channels"], card["channels"])
+    kinds = {address["kind"] for address in card["addresses"]}
+    merged["addresses"] = card["addresses"] + [
+        address for address in stored["addresses"] if address["kind"] not in kinds
+    ]
     return merged
+
+
+def _merged_channels(
+    stored: list[dict[str, str]], card: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """Return the stored channels, the card's labels set, then the card's new ones.
+
+    A channel the card leaves out stays: one phone's export never knows every
+    number another phone or a person in Yorik added.
+    """
+    labels = {(c["kind"], c["value"]): c["label"] for c in card}
+    merged = [
+        {
+            **channel,
+            "label": labels.get((channel["kind"], channel["value"]))
+            or channel["label"],
+        }
+        for channel in stored
+    ]
+    known = {(c["kind"], c["value"]) for c in stored}
+    return merged + [c for c in card if (c["kind"], c["value"]) not in known]
 
 
 def _comparable(contact: dict[str, Any]) -> dict[str, Any]:
@@ -716,6 +940,7 @@ class _AddressBook:
         self.household = household
         self.shared_values = shared_values
         self.contacts: dict[int, dict[str, Any]] = {}
+        self.refs: dict[int, str] = {}
         self.by_uid: dict[str, int] = {}
         self.by_value: dict[tuple[str, str], set[int]] = defaultdict(set)
         self.by_name: dict[str, set[int]] = defaultdict(set)
@@ -727,6 +952,8 @@ class _AddressBook:
             "addresses",
         )
         for contact in contacts:
+            self.refs[contact.pk] = contact.ref
+            self.by_uid[_own_export_uid(contact.ref)] = contact.pk
             self._remember(contact.pk, _stored(contact))
         # Contacts to create, by stand-in ids that follow the stored ones as
         # the created contacts' ids will, so matching breaks ties the same.
@@ -747,25 +974,30 @@ class _AddressBook:
             self.by_value[value].add(contact_id)
         self.by_name[fold_name(contact["display_name"])].add(contact_id)
 
-    def write(self, card: dict[str, Any]) -> str:
+    def write(self, card: dict[str, Any], *, named: bool = True) -> str:
         """Create or update the card's contact; return created/updated/unchanged.
 
-        Raise a ValidationError, having changed nothing, when the card's
-        contact would not be valid. New contacts are only checked here and
-        written together by create_new_contacts.
+        `named` is False when the card's display name stands in for a name
+        it lacks. Raise a ValidationError, having changed nothing, when the
+        card's contact would not be valid. New contacts are only checked
+        here and written together by create_new_contacts.
         """
-        contact_id = self._match(card)
+        contact_id, rename = self._match(card, named=named)
         if contact_id is None:
             row = {**card, "status": card["status"] or ContactStatus.ACTIVE}
             checked = check_contact(household=self.household, **row)
             contact_id = self.next_id
             self.next_id += 1
             self.new[contact_id] = checked
+            self.refs[contact_id] = checked.contact.ref
+            self.by_uid[_own_export_uid(checked.contact.ref)] = contact_id
             self._remember(contact_id, row)
             self.taken.add(contact_id)
             return "created"
         stored = self.contacts[contact_id]
-        merged = _merged(stored, card)
+        merged = _merged(
+            stored, card, ref=self.refs[contact_id], rename=rename, named=named
+        )
         self.taken.add(contact_id)
         if _comparable(merged) == _comparable(stored):
             return "unchanged"
@@ -786,10 +1018,15 @@ class _AddressBook:
                 household=self.household, checked=list(self.new.values())
             )
 
-    def _match(self, card: dict[str, Any]) -> int | None:
+    def _match(self, card: dict[str, Any], *, named: bool) -> tuple[int | None, bool]:
+        """Return the contact the card is, or None; and whether it names it.
+
+        The second value is True when the card's names may replace the
+        contact's: a match by UID or by the same name.
+        """
         uid = card["vcard_uid"]
         if uid and uid in self.by_uid:
-            return self.by_uid[uid]
+            return self.by_uid[uid], named
 
         def eligible(contact_id: int) -> bool:
             stored_uid = self.contacts[contact_id]["vcard_uid"]
@@ -798,28 +1035,48 @@ class _AddressBook:
             )
 
         name = fold_name(card["display_name"])
-        shared: Counter[int] = Counter(
-            contact_id
+        # A phone or email identifies a person only when one card of the
+        # file and one contact of the household have it.
+        owners = {
+            next(iter(holders))
             for value in _identity_values(card) - self.shared_values
-            for contact_id in self.by_value.get(value, ())
+            if len(holders := self.by_value.get(value, set())) == 1
+        }
+        agreeing = [
+            contact_id
+            for contact_id in owners
             if eligible(contact_id)
-        )
-        if shared:
-            return max(
-                shared,
-                key=lambda contact_id: (
-                    fold_name(self.contacts[contact_id]["display_name"]) == name,
-                    shared[contact_id],
-                    -contact_id,
-                ),
+            and (
+                not named
+                or _unnamed(self.contacts[contact_id])
+                or names_agree(
+                    self.contacts[contact_id]["display_name"], card["display_name"]
+                )
             )
+        ]
+        if len(agreeing) == 1:
+            stored = self.contacts[agreeing[0]]
+            rename = named and (
+                _unnamed(stored) or fold_name(stored["display_name"]) == name
+            )
+            return agreeing[0], rename
+        if agreeing:
+            return None, False
         namesakes = sorted(
             contact_id
             for contact_id in self.by_name.get(name, ())
             if eligible(contact_id)
             and not _conflicting(self.contacts[contact_id], card)
         )
-        return namesakes[0] if namesakes else None
+        return (namesakes[0], True) if namesakes else (None, False)
+
+
+def _unnamed(contact: dict[str, Any]) -> bool:
+    """Return whether a contact is named only after its email or phone."""
+    display_name = contact["display_name"]
+    return not (contact["first_name"] or contact["last_name"]) and (
+        "@" in display_name or is_phone_shaped(display_name)
+    )
 
 
 def _conflicting(stored: dict[str, Any], card: dict[str, Any]) -> bool:

@@ -29,6 +29,12 @@ TYPE_LABELS: dict[str, dict[str, str]] = {
     "homepage": {"de": "Website", "en": "Website"},
     "other": {"de": "", "en": ""},
 }
+# What a phone's label says about the extension or the digits dialled after
+# the call connects (pause and wait dialling), which E.164 has no room for.
+DIALLING_LABELS: dict[str, dict[str, str]] = {
+    "de": {"extension": "Durchwahl {}", "post_dial": "danach {} wählen"},
+    "en": {"extension": "ext. {}", "post_dial": "then dial {}"},
+}
 # When a line carries several TYPE words, the first of these names it.
 _TYPE_PRIORITY = ("cell", "mobile", "fax", "pager", "main", "work", "home")
 # The TYPE words a label is written back as; any other label goes into an

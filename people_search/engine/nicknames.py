@@ -13,7 +13,7 @@ from pathlib import Path
 
 from nicknames import NickNamer
 
-from people_search.engine.text import fold_name
+from people_search.engine.text import fold_name, name_words
 
 GERMAN_NICKNAMES = Path(__file__).with_name("german_nicknames.csv")
 
@@ -21,6 +21,32 @@ GERMAN_NICKNAMES = Path(__file__).with_name("german_nicknames.csv")
 def name_variants(word: str) -> frozenset[str]:
     """Return the folded names a folded given name is a nickname of, or has as one."""
     return _variants().get(fold_name(word), frozenset())
+
+
+def names_agree(one: str, other: str) -> bool:
+    """Return whether two names can name the same person.
+
+    They agree when their folded words are the same in any order, or when
+    the family names (last words) are equal and the given names (first
+    words) are equal, nicknames of each other or an initial of the other.
+    A one-word name agrees with a name whose given name it matches that way
+    ("Hans" and "Hans Becker"). "Gisela Becker" and "Hans Becker" disagree.
+    """
+    first, second = name_words(one), name_words(other)
+    if not first or not second:
+        return False
+    if sorted(first) == sorted(second):
+        return True
+    if len(first) == 1 or len(second) == 1:
+        return _given_names_agree(first[0], second[0])
+    return first[-1] == second[-1] and _given_names_agree(first[0], second[0])
+
+
+def _given_names_agree(one: str, other: str) -> bool:
+    if one == other or other in name_variants(one):
+        return True
+    short, long = sorted((one, other), key=len)
+    return len(short) == 1 and long.startswith(short)
 
 
 @cache

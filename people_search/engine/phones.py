@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 import phonenumbers
 
@@ -60,6 +61,69 @@ def _parse_phone(raw: str, region: str) -> PhoneNumber:
         e164=phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
         nsn=phonenumbers.national_significant_number(number),
     )
+
+
+@dataclass(frozen=True)
+class DialledNumber:
+    """A number as address books write it, with what is dialled after it."""
+
+    number: PhoneNumber
+    # The extension's digits ("123" of "x123", "ext. 123", ";ext=123").
+    extension: str = ""
+    # Pause and wait dialling after the number ("p1234p5678w9", ",,12").
+    post_dial: str = ""
+
+
+# Pause (p or ,) and wait (w or ;) characters end a number at the first one
+# that follows a digit; the rest is dialled after the call connects.
+_POST_DIAL = re.compile(r"(?<=\d)\s*([pw,;][\dpw,;#*\s]*)$", re.IGNORECASE)
+_EXTENSION = re.compile(
+    r"\s*[,;]?\s*(?:ext\.?|extn\.?|extension|x|durchwahl|dw\.?|#)"
+    r"\s*[:=]?\s*(\d{1,10})\s*$",
+    re.IGNORECASE,
+)
+# Vanity numbers spell digits with letters (1-800-FLOWERS): a number that
+# starts with digits and goes on with at least three letters.
+_VANITY = re.compile(
+    r"^\+?[\d\s().\-/]*\d[\d\s().\-/]*"
+    r"(?:[A-Za-z][\s().\-/]*){3,}[\dA-Za-z\s().\-/]*$"
+)
+
+
+def parse_dialled_phone(raw: str, region: str) -> DialledNumber:
+    """Return a number written the ways address books write them, or raise.
+
+    Reads `tel:` URIs (RFC 3966, with `;ext=`), extensions (`x123`, `ext.
+    123`, `#123`, `Durchwahl 123`), pause and wait dialling (`p`, `w`, `,`,
+    `;` after the number) and vanity letters (`1-800-FLOWERS`). The number
+    itself must pass parse_phone.
+    """
+    text = unquote(raw or "").strip()
+    if text[:4].lower() == "tel:":
+        return _parse_tel_uri(text, region)
+    post_dial = ""
+    if match := _POST_DIAL.search(text):
+        post_dial = "".join(match[1].split()).lower()
+        text = text[: match.start()]
+    extension = ""
+    if (match := _EXTENSION.search(text)) and match.start() > 0:
+        extension = match[1]
+        text = text[: match.start()]
+    if any(char.isalpha() for char in text) and _VANITY.match(text):
+        text = phonenumbers.convert_alpha_characters_in_number(text)
+    return DialledNumber(parse_phone(text, region), extension, post_dial)
+
+
+def _parse_tel_uri(uri: str, region: str) -> DialledNumber:
+    """Return a `tel:` URI's number and extension; phonenumbers reads RFC 3966."""
+    try:
+        parsed = phonenumbers.parse(uri, region.upper())
+    except phonenumbers.NumberParseException as error:
+        raise InvalidPhoneNumber(
+            f"not a phone number for region {region.upper()}"
+        ) from error
+    e164 = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
+    return DialledNumber(parse_phone(e164, region), parsed.extension or "")
 
 
 def format_phone(e164: str, region: str) -> str:

@@ -78,12 +78,13 @@ def test_dry_run_upload_shows_the_summary_and_writes_nothing(anna):
 def test_skipped_cards_are_listed_with_number_and_name(anna):
     response = anna.post(IMPORT_URL, {"file": upload("broken.vcf")}, follow=True)
 
-    assert "found 8: created 3, updated 0, unchanged 0, skipped 5" in response.text
+    assert "found 8: created 6, updated 0, unchanged 0, skipped 2" in response.text
     # Admin messages start with a capital letter.
-    assert "Card 4 (Max Mustermann): TEL &#x27;abc&#x27; is not a phone number" in (
-        response.text
+    assert (
+        "Card 4 (Max Mustermann): TEL &#x27;abc&#x27; ignored: not a phone number"
+        in response.text
     )
-    assert "Card 7: has no name" in response.text
+    assert "Card 5 (Hanna Halbfertig): no END:VCARD" in response.text
 
 
 def test_file_over_the_size_cap_is_a_form_error(anna, settings):

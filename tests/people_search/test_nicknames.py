@@ -4,7 +4,7 @@ import csv
 
 import pytest
 
-from people_search.engine.nicknames import GERMAN_NICKNAMES, name_variants
+from people_search.engine.nicknames import GERMAN_NICKNAMES, name_variants, names_agree
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,26 @@ def test_the_german_list_names_its_source_and_has_150_pairs_or_more():
     assert len(rows) >= 150
     assert all(row["name"] and row["variant"] for row in rows)
     assert len({(row["name"], row["variant"]) for row in rows}) == len(rows)
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "agree"),
+    [
+        ("Gisela Becker", "Hans Becker", False),
+        ("Hans Becker", "Johannes Becker", True),
+        ("Hans Schulz", "Johannes Schulz", True),
+        ("Becker Hans", "Hans Becker", True),
+        ("Müller Thomas", "Thomas Mueller", True),
+        ("H. Becker", "Hans Becker", True),
+        ("Hans", "Hans Becker", True),
+        ("Hans Becker", "Hans Bäcker", False),
+        ("Oma", "Gisela Becker", False),
+        ("Bob Smith", "Robert Smith", True),
+        ("", "Hans Becker", False),
+    ],
+)
+def test_names_agree_only_on_family_name_and_given_name_or_its_nicknames(
+    one, other, agree
+):
+    assert names_agree(one, other) is agree
+    assert names_agree(other, one) is agree

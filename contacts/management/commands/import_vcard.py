@@ -11,7 +11,9 @@ from household.models import Household
 class Command(BaseCommand):
     help = (
         "Import a vCard file (2.1, 3.0 or 4.0) into a household's address book; "
-        "cards seen before update their contacts instead of duplicating them."
+        "cards seen before update their contacts instead of duplicating them. "
+        "Values that cannot be used and skipped cards are listed on stderr; a "
+        "file without any card exits with an error."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -44,8 +46,10 @@ class Command(BaseCommand):
             dry_run=dry_run,
             show_progress=sys.stderr.isatty(),
         )
-        for problem in summary.problems:
-            self.stderr.write(problem)
+        if summary.file_problem:
+            raise CommandError(f"{file}: {summary.file_problem} Nothing was imported.")
+        for line in [*summary.warnings, *summary.problems]:
+            self.stderr.write(line)
         prefix = "Dry run, nothing written: " if dry_run else ""
         style = self.style.WARNING if summary.skipped else self.style.SUCCESS
         self.stdout.write(style(f"{prefix}{summary}"))

@@ -9,7 +9,9 @@ from household.models import Household
 class Command(BaseCommand):
     help = (
         "Import an iCalendar file's events into a household; recurring events "
-        "become their past occurrences. Safe to re-run."
+        "become their past occurrences. Safe to re-run. Events that cannot be "
+        "read are skipped and listed on stderr; the command fails when the "
+        "file is no calendar or none of its events could be imported."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -31,6 +33,11 @@ class Command(BaseCommand):
             counts = import_ics(household=target, data=data)
         except CalendarFileError as error:
             raise CommandError(f"{file}: {error}; nothing was imported.") from error
-        self.stdout.write(
-            self.style.SUCCESS(f"Imported {file} into {target.slug!r}: {counts}.")
-        )
+        for line in [*counts.warnings, *counts.problems]:
+            self.stderr.write(line)
+        if not counts.imported and counts.skipped:
+            raise CommandError(
+                f"{file}: none of its events could be imported ({counts})."
+            )
+        style = self.style.WARNING if counts.skipped else self.style.SUCCESS
+        self.stdout.write(style(f"Imported {file} into {target.slug!r}: {counts}."))
