@@ -10,6 +10,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from contacts.models import (
     Address,
@@ -53,16 +55,21 @@ class AddressInline(HouseholdScopedAdmin, admin.StackedInline):
 class VCardImportForm(forms.Form):
     household = forms.ModelChoiceField(
         queryset=Household.objects.all(),
-        help_text="The household whose address book receives the contacts.",
+        label=_("household"),
+        help_text=_("The household whose address book receives the contacts."),
     )
     file = forms.FileField(
-        label="vCard file",
-        help_text="A .vcf export of Google Contacts, Apple Contacts or an Android "
-        "phone (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
-        "contacts instead of adding them twice.",
+        label=_("vCard file"),
+        help_text=_(
+            "A .vcf export of Google Contacts, Apple Contacts or an Android "
+            "phone (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
+            "contacts instead of adding them twice."
+        ),
     )
     dry_run = forms.BooleanField(
-        required=False, help_text="Only report what the import would do."
+        label=_("dry run"),
+        required=False,
+        help_text=_("Only report what the import would do."),
     )
 
     def __init__(self, *args: Any, household: Household | None, **kwargs: Any) -> None:
@@ -99,7 +106,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     list_filter = ["kind", "status", "last_contacted_at"]
     match_columns = CONTACT_COLUMNS
     match_subject = Subject.CONTACT
-    search_help_text = (
+    search_help_text = _(
         "Names, aliases, relations in German or English (Oma, grandma, der "
         "Klempner), nicknames, emails or a phone number."
     )
@@ -165,7 +172,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": "Import vCard",
+            "title": _("Import vCard"),
             "form": form,
         }
         return TemplateResponse(
@@ -175,15 +182,25 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     def _report_import(
         self, request: HttpRequest, summary: ImportSummary, *, dry_run: bool
     ) -> None:
-        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
+        if dry_run:
+            report = _("Dry run, nothing written: %(summary)s")
+        else:
+            report = _("Imported the vCard file: %(summary)s")
         level = messages.WARNING if summary.skipped else messages.SUCCESS
-        self.message_user(request, f"{prefix}: {summary}", level)
+        self.message_user(request, report % {"summary": summary}, level)
         for problem in summary.problems[:MAX_PROBLEM_MESSAGES]:
             self.message_user(request, problem, messages.WARNING)
         if summary.skipped > MAX_PROBLEM_MESSAGES:
             more = summary.skipped - MAX_PROBLEM_MESSAGES
             self.message_user(
-                request, f"… and {more} more skipped cards.", messages.WARNING
+                request,
+                ngettext(
+                    "… and %(count)d more skipped card.",
+                    "… and %(count)d more skipped cards.",
+                    more,
+                )
+                % {"count": more},
+                messages.WARNING,
             )
 
 

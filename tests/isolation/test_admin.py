@@ -251,7 +251,7 @@ def test_add_forms_refuse_bs_rows_as_choices(world, a_admin, form):
     response = a_admin.post(admin_url(model, "add"), data)
 
     assert response.status_code == 200
-    assert "Select a valid choice" in response.content.decode()
+    assert "Bitte eine gültige Auswahl treffen" in response.content.decode()
     assert model.objects.count() == before
 
 
