@@ -129,6 +129,8 @@ class Contact(models.Model):
             trigram_index("search_text", "contact_search_trgm"),
             trigram_index("phone_digits", "contact_phone_trgm"),
             models.Index(fields=["household", "status", "kind", "sort_name"]),
+            # Duplicate proposals join contacts of the same folded name.
+            models.Index(fields=["household", "sort_name"]),
             GinIndex(fields=["tags"], name="contact_tags_gin"),
             GinIndex(fields=["concepts"], name="contact_concepts_gin"),
         ]
@@ -366,3 +368,87 @@ class PaperlessDocument(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+
+class ContactMerge(models.Model):
+    """A contact merged into another: who did it, when, and what the merge chose.
+
+    Keeps the merged-away contact's identifiers, so a vCard import or a card
+    naming them finds the survivor instead of the contact that is gone.
+    """
+
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    survivor = models.ForeignKey(
+        Contact,
+        on_delete=models.CASCADE,
+        related_name="merges",
+        verbose_name=_("merged into"),
+    )
+    merged_contact_id = models.BigIntegerField(
+        _("merged contact id"),
+        null=True,
+        blank=True,
+        help_text=_("The id the merged contact had; empty after a bundle import."),
+    )
+    ref = models.CharField(_("ref"), max_length=64)
+    vcard_uid = models.CharField(_("vCard UID"), max_length=255, blank=True)
+    display_name = models.CharField(_("display name"), max_length=300)
+    merged_by = models.CharField(_("merged by"), max_length=150, blank=True)
+    merged_at = models.DateTimeField(_("merged at"))
+    choices = models.JSONField(
+        _("choices"),
+        default=dict,
+        blank=True,
+        help_text=_("Which contact's value each field kept."),
+    )
+
+    class Meta:
+        verbose_name = _("contact merge")
+        verbose_name_plural = _("contact merges")
+        ordering = ["merged_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "ref"], name="contact_merge_ref_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["household", "vcard_uid"]),
+            models.Index(fields=["household", "merged_contact_id"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} → {self.survivor_id}"
+
+
+class DismissedDuplicate(models.Model):
+    """Two contacts an admin said are not the same: never proposed again."""
+
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    first = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("first")
+    )
+    second = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("second")
+    )
+    dismissed_by = models.CharField(_("dismissed by"), max_length=150, blank=True)
+    dismissed_at = models.DateTimeField(_("dismissed at"))
+
+    class Meta:
+        verbose_name = _("dismissed duplicate")
+        verbose_name_plural = _("dismissed duplicates")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["first", "second"], name="dismissed_duplicate_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(first__lt=models.F("second")),
+                name="dismissed_duplicate_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first_id} ≠ {self.second_id}"
