@@ -15,6 +15,7 @@ number of proposals, how many of the planted pairs were found, and EXPLAIN
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -26,7 +27,7 @@ from bench.django_setup import setup
 
 setup()
 
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 
 from bench.generate import ensure_household  # noqa: E402
 from contacts import duplicates  # noqa: E402
@@ -109,17 +110,12 @@ def measure(label: str, contacts: int, reps: int) -> dict:
         proposals = propose_duplicates(household=household)
         times.append(time.perf_counter() - started)
     found = {frozenset((p.first.ref, p.second.ref)) for p in proposals}
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL work_mem = '64MB'")
         cursor.execute(
             "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) "
             + duplicates._CANDIDATES,
-            {
-                "household": household.pk,
-                "spam": ContactStatus.SPAM,
-                "crowded_word": duplicates.CROWDED_WORD,
-                "crowded_address": duplicates.CROWDED_ADDRESS,
-                "candidate_names": duplicates.CANDIDATE_NAMES,
-            },
+            duplicates.candidate_parameters(household),
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())
     return {
@@ -128,6 +124,7 @@ def measure(label: str, contacts: int, reps: int) -> dict:
         "p50_ms": round(statistics.median(times) * 1000, 1),
         "max_ms": round(max(times) * 1000, 1),
         "proposals": len(proposals),
+        "load_average": os.getloadavg()[0],
         "planted": len(planted),
         "planted_found": len(planted & found),
         "plan": plan,
@@ -145,14 +142,14 @@ def main() -> None:
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "duplicates.json").write_text(json.dumps(results, indent=2))
     lines = [
-        "| contacts | p50 | slowest | proposals | planted found |",
-        "|---:|---:|---:|---:|---:|",
+        "| contacts | p50 | slowest | proposals | planted found | load average |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for result in results:
         lines.append(
             f"| {result['contacts']:,} | {result['p50_ms']} ms | {result['max_ms']} ms"
             f" | {result['proposals']} | {result['planted_found']}"
-            f" / {result['planted']} |"
+            f" / {result['planted']} | {result['load_average']:.1f} |"
         )
     plans = [f"\n### {r['size']}\n\n```\n{r['plan']}\n```" for r in results]
     (RESULTS / "duplicates.md").write_text("\n".join(lines + plans) + "\n")

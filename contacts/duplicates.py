@@ -9,28 +9,33 @@ a workplace or a city. Python then weighs each pair's evidence with the
 matching engine's words and nicknames and says it in words.
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils.translation import gettext
 
-from contacts.models import Contact, ContactStatus
+from contacts.models import ContactStatus
 from household.models import Household
 from people_search.engine.nicknames import name_variants
 from people_search.engine.phones import format_phone
-from people_search.engine.text import name_words
+from people_search.engine.similar import word_similarity
 
 # A name word on more contacts than this ("gmbh", a very common first name)
 # pairs too many of them to be worth comparing by its word alone.
 CROWDED_WORD = 100
 # Contacts living or working at one address: more than this is an office block.
 CROWDED_ADDRESS = 50
-# pg_trgm similarity of two folded names to consider them alike; pairs below
-# it may still be alike by nicknames, but only when they share a word.
-SIMILAR_NAMES = 0.45
-CANDIDATE_NAMES = 0.3
+# pg_trgm similarity of two folded names that makes them worth a closer look
+# (names_alike): in one city, and at one address, where a nickname and the
+# name it stands for ("Sepp Huber", "Josef Huber") share fewer letters.
+CANDIDATE_NAMES = 0.4
+HOUSEMATE_NAMES = 0.25
+# How alike two words must be written or sound to be one name typed twice
+# (people_search.engine.similar.word_similarity: Becker, Bekker 0.95).
+ALIKE_WORDS = 0.8
 
 
 class Clue(StrEnum):
@@ -56,7 +61,8 @@ WEIGHTS = {
     Clue.WORKPLACE: 0.25,
     Clue.CITY: 0.1,
 }
-PLACES = (Clue.ADDRESS, Clue.WORKPLACE, Clue.CITY)
+# The letters-only words of a folded name (sort_name is folded already).
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 @dataclass(frozen=True)
@@ -81,11 +87,24 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class PairedContact:
+    """A contact of a proposal, as the list of proposals names it."""
+
+    pk: int
+    display_name: str
+    sort_name: str
+    ref: str
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+@dataclass(frozen=True)
 class Proposal:
     """Two contacts that are likely one: how sure (0 to 1) and why."""
 
-    first: Contact
-    second: Contact
+    first: PairedContact
+    second: PairedContact
     score: float
     evidence: tuple[Evidence, ...]
 
@@ -121,68 +140,83 @@ name_pairs AS (
     FROM book a JOIN book b ON b.sort_name = a.sort_name AND a.id < b.id
     WHERE a.sort_name <> ''
 ),
-words AS (
-    SELECT DISTINCT book.id, word
-    FROM book, regexp_split_to_table(book.sort_name, '[^[:alpha:]]+') AS word
-    WHERE length(word) > 1
-),
-common_words AS (
-    SELECT word FROM words GROUP BY word HAVING count(*) <= %(crowded_word)s
-),
 places AS (
-    SELECT contact_id AS id, kind,
+    SELECT contact_id AS id, book.sort_name, kind,
            lower(regexp_replace(trim(line1), '\\s+', ' ', 'g'))
              || '|' || lower(trim(postcode)) || '|' || lower(trim(city)) AS place,
            lower(trim(city)) AS city,
            concat_ws(', ', nullif(trim(line1), ''),
                      nullif(trim(trim(postcode) || ' ' || trim(city)), '')) AS shown,
-           trim(city) AS city_shown
+           trim(city) AS city_shown,
+           -- "hans becker" -> "hb": a name typed wrong keeps its initials.
+           regexp_replace(book.sort_name, '([[:alpha:]])[[:alpha:]]*|[^[:alpha:]]',
+                          '\\1', 'g') AS initials
     FROM addresses JOIN book ON book.id = addresses.contact_id
     WHERE addresses.household_id = %(household)s
+),
+words AS (
+    -- Each name word of a contact with a city, in that city: similar names
+    -- count only together with a shared place, so they are looked for there.
+    SELECT places.id, places.sort_name, places.city, places.initials, word
+    FROM places, regexp_split_to_table(places.sort_name, '[^[:alpha:]]+') AS word
+    WHERE length(word) > 1 AND places.city <> ''
+),
+common_words AS (
+    SELECT word, city, initials FROM words GROUP BY word, city, initials
+    HAVING count(*) <= %(crowded_word)s
 ),
 common_places AS (
     SELECT place FROM places WHERE place NOT LIKE '|%%'
     GROUP BY place HAVING count(DISTINCT id) <= %(crowded_address)s
 ),
 near_pairs AS (
-    SELECT x.id AS first, y.id AS second
-    FROM words x JOIN common_words USING (word)
-    JOIN words y ON y.word = x.word AND x.id < y.id
+    -- Each pair carries both names, so similarity() runs on these rows only
+    -- and the planner never weighs comparing every contact with every other.
+    SELECT x.id AS first, y.id AS second, x.sort_name AS a, y.sort_name AS b,
+           false AS housemates
+    FROM words x JOIN common_words USING (word, city, initials)
+    JOIN words y ON y.word = x.word AND y.city = x.city
+        AND y.initials = x.initials AND x.id < y.id
     UNION
-    SELECT x.id, y.id
+    SELECT x.id, y.id, x.sort_name, y.sort_name, true
     FROM places x JOIN common_places USING (place)
     JOIN places y ON y.place = x.place AND x.id < y.id
 ),
 similar_pairs AS (
-    SELECT near_pairs.first, near_pairs.second
-    FROM near_pairs
-    JOIN book a ON a.id = near_pairs.first
-    JOIN book b ON b.id = near_pairs.second
-    WHERE a.sort_name <> b.sort_name
-      AND similarity(a.sort_name, b.sort_name) >= %(candidate_names)s
+    -- At one address a nickname ("Sepp", "Josef") is looked at from further
+    -- away than in one city.
+    SELECT first, second FROM near_pairs
+    WHERE a <> b AND similarity(a, b) >= CASE
+        WHEN housemates THEN %(housemate_names)s ELSE %(candidate_names)s END
 ),
 pairs AS (
     SELECT first, second FROM channel_pairs
     UNION SELECT first, second FROM name_pairs
     UNION SELECT first, second FROM similar_pairs
+),
+shared_places AS (
+    SELECT pairs.first, pairs.second,
+           min(x.shown) FILTER (
+               WHERE x.place = y.place AND x.place NOT LIKE '|%%'
+                 AND x.kind <> 'work' AND y.kind <> 'work') AS address,
+           min(x.shown) FILTER (
+               WHERE x.place = y.place AND x.place NOT LIKE '|%%'
+                 AND x.kind = 'work' AND y.kind = 'work') AS workplace,
+           min(x.city_shown) FILTER (
+               WHERE x.city = y.city AND x.city <> '') AS city
+    FROM pairs
+    JOIN places x ON x.id = pairs.first
+    JOIN places y ON y.id = pairs.second
+    GROUP BY pairs.first, pairs.second
 )
-SELECT pairs.first, pairs.second, cp.phone, cp.email,
-       similarity(a.sort_name, b.sort_name) AS name_similarity,
-       (SELECT min(x.shown) FROM places x JOIN places y
-          ON y.place = x.place AND x.kind <> 'work' AND y.kind <> 'work'
-        WHERE x.id = pairs.first AND y.id = pairs.second
-          AND x.place NOT LIKE '|%%') AS address,
-       (SELECT min(x.shown) FROM places x JOIN places y
-          ON y.place = x.place AND x.kind = 'work' AND y.kind = 'work'
-        WHERE x.id = pairs.first AND y.id = pairs.second
-          AND x.place NOT LIKE '|%%') AS workplace,
-       (SELECT min(x.city_shown) FROM places x JOIN places y ON y.city = x.city
-        WHERE x.id = pairs.first AND y.id = pairs.second
-          AND x.city <> '') AS city
+SELECT a.id, a.display_name, a.sort_name, a.ref,
+       b.id, b.display_name, b.sort_name, b.ref,
+       cp.phone, cp.email, sp.address, sp.workplace, sp.city
 FROM pairs
-JOIN book a ON a.id = pairs.first
-JOIN book b ON b.id = pairs.second
+JOIN contacts_contact a ON a.id = pairs.first
+JOIN contacts_contact b ON b.id = pairs.second
 LEFT JOIN channel_pairs cp ON cp.first = pairs.first AND cp.second = pairs.second
+LEFT JOIN shared_places sp ON sp.first = pairs.first AND sp.second = pairs.second
 WHERE NOT EXISTS (
     SELECT 1 FROM contacts_dismissedduplicate d
     WHERE d.first_id = pairs.first AND d.second_id = pairs.second
@@ -195,43 +229,46 @@ def propose_duplicates(*, household: Household) -> list[Proposal]:
 
     Spam is left out, and so are pairs an admin dismissed.
     """
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _CANDIDATES,
-            {
-                "household": household.pk,
-                "spam": ContactStatus.SPAM,
-                "crowded_word": CROWDED_WORD,
-                "crowded_address": CROWDED_ADDRESS,
-                "candidate_names": CANDIDATE_NAMES,
-            },
-        )
+    with transaction.atomic(), connection.cursor() as cursor:
+        # The pairs are hashed in memory; the default 4 MB spills them to disk.
+        cursor.execute("SET LOCAL work_mem = '64MB'")
+        cursor.execute(_CANDIDATES, candidate_parameters(household))
         rows = cursor.fetchall()
-    contacts = Contact.objects.filter(household=household).in_bulk(
-        {contact_id for row in rows for contact_id in row[:2]}
-    )
     proposals = []
-    for first, second, phone, email, similarity, address, workplace, city in rows:
+    for row in rows:
+        first, second = PairedContact(*row[:4]), PairedContact(*row[4:8])
+        phone, email, address, workplace, city = row[8:]
         evidence = _evidence(
-            contacts[first],
-            contacts[second],
+            _WORD.findall(first.sort_name),
+            _WORD.findall(second.sort_name),
             region=household.default_region,
             phone=phone,
             email=email,
-            similarity=similarity,
             places={Clue.ADDRESS: address, Clue.WORKPLACE: workplace, Clue.CITY: city},
         )
         if evidence:
             proposals.append(
                 Proposal(
-                    first=contacts[first],
-                    second=contacts[second],
+                    first=first,
+                    second=second,
                     score=combined_score(clue.clue for clue in evidence),
                     evidence=tuple(evidence),
                 )
             )
     proposals.sort(key=lambda p: (-p.score, p.first.sort_name, p.first.pk, p.second.pk))
     return proposals
+
+
+def candidate_parameters(household: Household) -> dict[str, object]:
+    """Return the parameters of the candidate query for a household."""
+    return {
+        "household": household.pk,
+        "spam": ContactStatus.SPAM,
+        "crowded_word": CROWDED_WORD,
+        "crowded_address": CROWDED_ADDRESS,
+        "candidate_names": CANDIDATE_NAMES,
+        "housemate_names": HOUSEMATE_NAMES,
+    }
 
 
 def combined_score(clues: Iterable[Clue]) -> float:
@@ -243,22 +280,19 @@ def combined_score(clues: Iterable[Clue]) -> float:
 
 
 def _evidence(
-    first: Contact,
-    second: Contact,
+    first: list[str],
+    second: list[str],
     *,
     region: str,
     phone: str | None,
     email: str | None,
-    similarity: float,
     places: dict[Clue, str | None],
 ) -> list[Evidence]:
-    """Return what speaks for the pair, or nothing when it is no proposal."""
+    """Return what speaks for a pair with these name words, or nothing."""
     evidence: list[Evidence] = []
-    same_name = first.sort_name == second.sort_name
-    alike = same_name or names_alike(
-        first.display_name, second.display_name, similarity=similarity
-    )
-    if phone and (alike or not relatives(first.display_name, second.display_name)):
+    same_name = first == second and bool(first)
+    alike = same_name or names_alike(first, second)
+    if phone and (alike or not relatives(first, second)):
         evidence.append(Evidence(Clue.PHONE, format_phone(phone, region)))
     if email:
         evidence.append(Evidence(Clue.EMAIL, email))
@@ -275,39 +309,37 @@ def _evidence(
     return evidence + shared
 
 
-def names_alike(first: str, second: str, *, similarity: float) -> bool:
-    """Return whether two names likely name one person.
+def names_alike(first: list[str], second: list[str]) -> bool:
+    """Return whether two names, as folded words, likely name one person.
 
-    Alike are names pg_trgm finds similar, and names of the same words where
-    a given name may be a nickname of the other's ("Sepp Huber", "Josef
-    Huber") or an initial ("H. Becker", "Hans Becker").
+    Their last words (the surname) are one word typed alike, and so are their
+    first words, or one is a nickname of the other ("Sepp", "Josef") or its
+    initial ("H.", "Hans"). A one-word name is alike only to one word typed
+    alike.
     """
-    if similarity >= SIMILAR_NAMES:
+    if not first or not second or (len(first) == 1) != (len(second) == 1):
+        return False
+    if word_similarity(first[-1], second[-1]) < ALIKE_WORDS:
+        return False
+    if len(first) == 1:
         return True
-    words, others = name_words(first), name_words(second)
-    if not words or not others or words[-1] != others[-1]:
-        return False
-    given, other_given = words[:-1], others[:-1]
-    if not given or not other_given:
-        return False
-    a, b = given[0], other_given[0]
+    given, other = first[0], second[0]
     return (
-        a == b
-        or b in name_variants(a)
-        or (len(a) == 1 and b.startswith(a))
-        or (len(b) == 1 and a.startswith(b))
+        word_similarity(given, other) >= ALIKE_WORDS
+        or other in name_variants(given)
+        or (len(given) == 1 and other.startswith(given))
+        or (len(other) == 1 and given.startswith(other))
     )
 
 
-def relatives(first: str, second: str) -> bool:
+def relatives(first: list[str], second: list[str]) -> bool:
     """Return whether two names are of one family: one surname, two given names.
 
     Such contacts sharing a phone number share a line, not an identity.
     """
-    words, others = name_words(first), name_words(second)
     return (
-        len(words) > 1
-        and len(others) > 1
-        and words[-1] == others[-1]
-        and not names_alike(first, second, similarity=0.0)
+        len(first) > 1
+        and len(second) > 1
+        and first[-1] == second[-1]
+        and not names_alike(first, second)
     )

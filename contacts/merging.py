@@ -73,7 +73,7 @@ class FieldChoice:
 def merge_choices(first: Contact, second: Contact) -> list[FieldChoice]:
     """Return the chosen fields and address kinds of two contacts side by side."""
     rows = [
-        FieldChoice(name, getattr(first, name), getattr(second, name))
+        FieldChoice(name, _shown(first, name), _shown(second, name))
         for name in CHOSEN_FIELDS
     ]
     first_addresses = {a.kind: a for a in first.addresses.all()}
@@ -298,6 +298,13 @@ def _addresses(
                 }
             )
     return chosen
+
+
+def _shown(contact: Contact, name: str) -> Any:
+    """Return a field's value as people read it: a choice by its label."""
+    field = Contact._meta.get_field(name)
+    value = getattr(contact, name)
+    return dict(field.flatchoices).get(value, value) if field.choices else value
 
 
 def _address_text(address: Any) -> str:

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from household.models import Household, trigram_index
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
@@ -168,12 +169,12 @@ class ContactAlias(models.Model):
 
 
 class ChannelKind(models.TextChoices):
-    PHONE = "phone", _("Phone")
-    EMAIL = "email", _("Email")
-    WHATSAPP = "whatsapp", _("WhatsApp")
-    SIGNAL = "signal", _("Signal")
-    TELEGRAM = "telegram", _("Telegram")
-    OTHER = "other", _("Other")
+    PHONE = "phone", pgettext_lazy("channel kind", "Phone")
+    EMAIL = "email", pgettext_lazy("channel kind", "Email")
+    WHATSAPP = "whatsapp", pgettext_lazy("channel kind", "WhatsApp")
+    SIGNAL = "signal", pgettext_lazy("channel kind", "Signal")
+    TELEGRAM = "telegram", pgettext_lazy("channel kind", "Telegram")
+    OTHER = "other", pgettext_lazy("channel kind", "Other")
 
 
 def normalize_channel_value(kind: str, value: str, region: str) -> str:
@@ -258,10 +259,10 @@ def one_line_address(line1: str, postcode: str, city: str) -> str:
 
 
 class AddressKind(models.TextChoices):
-    HOME = "home", _("Home")
-    WORK = "work", _("Work")
-    BILLING = "billing", _("Billing")
-    SHIPPING = "shipping", _("Shipping")
+    HOME = "home", pgettext_lazy("address kind", "Home")
+    WORK = "work", pgettext_lazy("address kind", "Work")
+    BILLING = "billing", pgettext_lazy("address kind", "Billing")
+    SHIPPING = "shipping", pgettext_lazy("address kind", "Shipping")
 
 
 class Address(models.Model):

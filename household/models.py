@@ -7,6 +7,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Upper
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
@@ -196,7 +197,7 @@ class MembershipStatus(models.TextChoices):
 
 
 class LeadAccess(models.TextChoices):
-    NONE = "none", _("None")
+    NONE = "none", pgettext_lazy("lead access", "None")
     OWN = "own", _("Own leads")
     ALL = "all", _("All leads")
 

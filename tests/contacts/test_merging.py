@@ -105,7 +105,7 @@ def test_the_list_shows_each_pair_with_its_score_and_reasons(anna, gisela, mama)
     text = page.content.decode()
     assert "Mögliche Duplikate" in text
     assert "Beide haben die Telefonnummer 0171 1234567" in text
-    assert "55 %" in text
+    assert "55\u202f%" in text
     assert pair_url(gisela, mama) in text
     changelist = anna.get(reverse("admin:contacts_contact_changelist"))
     assert DUPLICATES in changelist.content.decode()
