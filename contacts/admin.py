@@ -11,6 +11,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.formats import date_format
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -26,7 +30,6 @@ from contacts.models import (
     Contact,
     ContactAlias,
     ContactChannel,
-    ContactMerge,
     PaperlessCorrespondent,
     PaperlessDocument,
 )
@@ -61,31 +64,6 @@ class AddressInline(HouseholdScopedAdmin, admin.StackedInline):
     model = Address
     fields = ["kind", ("line1", "line2"), ("postcode", "city"), "country"]
     extra = 0
-
-
-class ContactMergeInline(HouseholdScopedAdmin, admin.TabularInline):
-    """The contacts merged into this one: the contact's merge history."""
-
-    model = ContactMerge
-    fk_name = "survivor"
-    fields = ["display_name", "ref", "vcard_uid", "merged_by", "merged_at", "taken"]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-    verbose_name_plural = _("merged into this contact")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description=_("taken from the merged contact"))
-    def taken(self, merge: ContactMerge) -> str:
-        return ", ".join(merge.choices.get("taken_from_merged", []))
 
 
 class VCardImportForm(forms.Form):
@@ -196,15 +174,36 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         "notes",
         "last_contacted_at",
         "ref",
+        "merged_contacts",
     ]
     # The ref is the contact's identity in household bundles.
-    readonly_fields = ["ref"]
-    inlines = [
-        ContactAliasInline,
-        ContactChannelInline,
-        AddressInline,
-        ContactMergeInline,
-    ]
+    readonly_fields = ["ref", "merged_contacts"]
+    inlines = [ContactAliasInline, ContactChannelInline, AddressInline]
+
+    @admin.display(description=_("merged into this contact"))
+    def merged_contacts(self, contact: Contact) -> str:
+        """List the contacts merged into this one: who merged them, when, what."""
+        merges = contact.merges.all() if contact.pk else []
+        return (
+            format_html_join(
+                mark_safe("<br>"),
+                "{} ({}), {}, {}; {}: {}",
+                (
+                    (
+                        merge.display_name,
+                        merge.ref,
+                        merge.merged_by or "—",
+                        date_format(
+                            localtime(merge.merged_at), "SHORT_DATETIME_FORMAT"
+                        ),
+                        _("taken from it"),
+                        ", ".join(merge.choices.get("taken_from_merged", [])) or "—",
+                    )
+                    for merge in merges
+                ),
+            )
+            or "—"
+        )
 
     def save_related(
         self,

@@ -20,6 +20,7 @@ from contacts.models import (
     Address,
     AddressKind,
     Contact,
+    ContactAlias,
     ContactMerge,
     DismissedDuplicate,
 )
@@ -156,10 +157,11 @@ def merge_contacts(
     names = [alias.name for alias in keep.aliases.all()]
     names += [alias.name for alias in gone.aliases.all()]
     names += [keep.display_name, gone.display_name]
+    longest = ContactAlias._meta.get_field("name").max_length
     aliases = [
         name
         for name in _combined(names, [], key=fold_name)
-        if fold_name(name) != fold_name(fields["display_name"])
+        if fold_name(name) != fold_name(fields["display_name"]) and len(name) <= longest
     ]
     channels = _combined(
         [_channel(c) for c in keep.channels.all()],

@@ -366,3 +366,14 @@ def test_a_bundle_listing_a_merged_contact_again_is_refused(household, gisela, m
         "dismissed_duplicates[0].contacts[1]: no contact 'c-nobody' in contacts",
     ]
     assert household.contacts.count() == 1
+
+
+def test_a_merged_name_too_long_for_an_alias_is_not_kept_as_one(household, gisela):
+    long_name = "Gisela " + "Becker-" * 40
+    twin = build_contact(household, long_name.strip("-"))
+
+    merge_contacts(survivor=gisela, merged=twin)
+
+    gisela.refresh_from_db()
+    assert [alias.name for alias in gisela.aliases.all()] == ["Oma"]
+    assert ContactMerge.objects.get().display_name == long_name.strip("-")
