@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from household.models import UserProfile
 from tests.builders import PASSWORD, build_contact, build_member
+from yorik.bundles import export_household, import_household
 from yorik.cards import create_card
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -192,3 +193,18 @@ def test_every_german_text_is_translated_and_compiled(path):
     }
     plain = [(msgid, msgstr) for msgid, msgstr, _ in entries if "\\" not in msgid]
     assert [msgid for msgid, _ in plain if msgid not in compiled_ids] == []
+
+
+@pytest.mark.django_db
+def test_the_bundle_keeps_a_preferred_language(household, admin_membership):
+    build_member(household, "jonas")
+    prefer(admin_membership, "en")
+    bundle = export_household(household=household)
+
+    import_household(bundle=bundle, replace=True)
+
+    people = {person["username"]: person for person in bundle["people"]}
+    assert people["anna"]["language"] == "en"
+    assert "language" not in people["jonas"]
+    assert UserProfile.objects.get(username="anna").language == "en"
+    assert UserProfile.objects.get(username="jonas").language == ""
