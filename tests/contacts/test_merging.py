@@ -5,11 +5,12 @@ from datetime import UTC, datetime
 
 import pytest
 from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from contacts.merging import merge_contacts
+from contacts.merging import dismiss_duplicate, merge_contacts
 from contacts.models import Contact, ContactMerge, DismissedDuplicate
 from contacts.vcard_import import import_vcards
 from household.models import Household
@@ -319,8 +320,6 @@ def test_the_bundle_round_trips_merges_and_dismissals(
     merge_contacts(
         survivor=gisela, merged=mama, take_from_merged={"relation"}, merged_by="anna"
     )
-    from contacts.merging import dismiss_duplicate
-
     dismiss_duplicate(first=ida, second=ingrid, dismissed_by="anna")
     first = tmp_path / "first.json"
     call_command("export_household", "becker", out=first)
@@ -377,3 +376,19 @@ def test_a_merged_name_too_long_for_an_alias_is_not_kept_as_one(household, gisel
     gisela.refresh_from_db()
     assert [alias.name for alias in gisela.aliases.all()] == ["Oma"]
     assert ContactMerge.objects.get().display_name == long_name.strip("-")
+
+
+def test_a_superuser_chooses_the_household_first(
+    client, household, other_household, gisela, mama
+):
+    root = get_user_model().objects.create_superuser("root", password=PASSWORD)
+    client.force_login(root)
+
+    choose = client.get(DUPLICATES).content.decode()
+    becker = client.get(DUPLICATES, {"household": household.pk}).content.decode()
+    levi = client.get(DUPLICATES, {"household": other_household.pk}).content.decode()
+
+    assert "Choose a household." in choose
+    assert "Levi family" in choose
+    assert pair_url(gisela, mama) in becker
+    assert pair_url(gisela, mama) not in levi
