@@ -52,6 +52,8 @@ def test_a_german_household_admin_reads_the_admin_in_german(anna, household):
     assert index.headers["Content-Language"] == "de"
     assert "Adressbuch" in index.content.decode()  # our app's name
     assert "Abmelden" in index.content.decode()  # Django's own
+    # Our templates' "Home" is Django's, not the address kind's "Privat".
+    assert '<a href="/admin/">Start</a>' in add.content.decode()
     page = contacts.content.decode()
     assert "Kontakt zur Änderung auswählen" in page
     assert "Anzeigename" in page
