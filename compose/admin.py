@@ -2,6 +2,7 @@
 
 from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from compose.models import LetterTemplate, RecipientField
 from household.admin_scoping import HouseholdScopedAdmin, HouseholdScopedForm
@@ -11,7 +12,9 @@ class LetterTemplateForm(HouseholdScopedForm):
     recipient_fields = forms.MultipleChoiceField(
         choices=RecipientField.choices,
         widget=forms.CheckboxSelectMultiple,
-        help_text="Address fields the recipient block needs; always street and city.",
+        help_text=_(
+            "Address fields the recipient block needs; always street and city."
+        ),
     )
 
     class Meta:
@@ -36,6 +39,6 @@ class LetterTemplateAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         "body",
     ]
 
-    @admin.display(description="recipient fields")
+    @admin.display(description=_("recipient fields"))
     def recipient_block(self, template: LetterTemplate) -> str:
         return ", ".join(template.recipient_fields)

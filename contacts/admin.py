@@ -4,12 +4,19 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
+from django.utils.formats import date_format
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
+from django.utils.timezone import localtime
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from contacts.carddav import CardDavError
 from contacts.carddav_sync import (
@@ -19,6 +26,13 @@ from contacts.carddav_sync import (
     sync_carddav,
 )
 from contacts.credentials import UnreadableSecret
+from contacts.duplicates import propose_duplicates
+from contacts.merging import (
+    FieldChoice,
+    dismiss_duplicate,
+    merge_choices,
+    merge_contacts,
+)
 from contacts.models import (
     Address,
     CardDavAccount,
@@ -44,6 +58,8 @@ from people_search.engine.models import Subject
 # Skipped cards and ignored values listed one by one after an import; the
 # rest are counted.
 MAX_PROBLEM_MESSAGES = 20
+# Proposals on one page of "Possible duplicates".
+DUPLICATES_PAGE = 25
 
 
 class ContactAliasInline(HouseholdScopedAdmin, admin.TabularInline):
@@ -67,17 +83,22 @@ class AddressInline(HouseholdScopedAdmin, admin.StackedInline):
 class VCardImportForm(forms.Form):
     household = forms.ModelChoiceField(
         queryset=Household.objects.all(),
-        help_text="The household whose address book receives the contacts.",
+        label=_("household"),
+        help_text=_("The household whose address book receives the contacts."),
     )
     file = forms.FileField(
-        label="vCard file",
-        help_text="A .vcf export of a phone, Google Contacts, Apple Contacts or "
-        "Outlook (vCard 2.1, 3.0 or 4.0). Cards imported before update their "
-        "contacts instead of adding them twice; values that cannot be used are "
-        "listed after the import.",
+        label=_("vCard file"),
+        help_text=_(
+            "A .vcf export of a phone, Google Contacts, Apple Contacts or Outlook "
+            "(vCard 2.1, 3.0 or 4.0). Cards imported before update their contacts "
+            "instead of adding them twice; values that cannot be used are listed "
+            "after the import."
+        ),
     )
     dry_run = forms.BooleanField(
-        required=False, help_text="Only report what the import would do."
+        label=_("dry run"),
+        required=False,
+        help_text=_("Only report what the import would do."),
     )
 
     def __init__(self, *args: Any, household: Household | None, **kwargs: Any) -> None:
@@ -100,6 +121,46 @@ class VCardImportForm(forms.Form):
         return self.fixed_household or self.cleaned_data["household"]
 
 
+class MergeForm(forms.Form):
+    """Which contact survives, and for each field both fill, whose value wins."""
+
+    SIDES = (("first", "first"), ("second", "second"))
+
+    survivor = forms.ChoiceField(choices=SIDES, initial="first")
+
+    def __init__(self, *args: Any, choices: list[FieldChoice], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.choices = choices
+        for choice in choices:
+            if choice.differs:
+                self.fields[choice.name] = forms.ChoiceField(
+                    choices=self.SIDES, initial="first", required=False
+                )
+
+    def rows(self) -> list[tuple[FieldChoice, Any]]:
+        """Return each field side by side, with its choice when both differ."""
+        return [
+            (choice, self[choice.name] if choice.name in self.fields else None)
+            for choice in self.choices
+        ]
+
+    def survivor_and_merged(
+        self, first: Contact, second: Contact
+    ) -> tuple[Contact, Contact]:
+        if self.cleaned_data["survivor"] == "second":
+            return second, first
+        return first, second
+
+    def taken_from_merged(self) -> set[str]:
+        """Return the fields whose chosen side is the contact merged away."""
+        survivor = self.cleaned_data["survivor"]
+        return {
+            name
+            for name, side in self.cleaned_data.items()
+            if name != "survivor" and side and side != survivor
+        }
+
+
 @admin.register(Contact)
 class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     change_list_template = "admin/contacts/contact/change_list.html"
@@ -114,7 +175,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     list_filter = ["kind", "status", "last_contacted_at"]
     match_columns = CONTACT_COLUMNS
     match_subject = Subject.CONTACT
-    search_help_text = (
+    search_help_text = _(
         "Names, aliases, relations in German or English (Oma, grandma, der "
         "Klempner), nicknames, emails or a phone number."
     )
@@ -128,10 +189,36 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         "notes",
         "last_contacted_at",
         "ref",
+        "merged_contacts",
     ]
     # The ref is the contact's identity in household bundles.
-    readonly_fields = ["ref"]
+    readonly_fields = ["ref", "merged_contacts"]
     inlines = [ContactAliasInline, ContactChannelInline, AddressInline]
+
+    @admin.display(description=_("merged into this contact"))
+    def merged_contacts(self, contact: Contact) -> str:
+        """List the contacts merged into this one: who merged them, when, what."""
+        merges = contact.merges.all() if contact.pk else []
+        return (
+            format_html_join(
+                mark_safe("<br>"),
+                "{} ({}), {}, {}; {}: {}",
+                (
+                    (
+                        merge.display_name,
+                        merge.ref,
+                        merge.merged_by or "—",
+                        date_format(
+                            localtime(merge.merged_at), "SHORT_DATETIME_FORMAT"
+                        ),
+                        _("taken from it"),
+                        ", ".join(merge.choices.get("taken_from_merged", [])) or "—",
+                    )
+                    for merge in merges
+                ),
+            )
+            or "—"
+        )
 
     def save_related(
         self,
@@ -153,8 +240,132 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 self.admin_site.admin_view(self.import_vcard_view),
                 name="contacts_contact_import_vcard",
             ),
+            path(
+                "duplicates/",
+                self.admin_site.admin_view(self.duplicates_view),
+                name="contacts_contact_duplicates",
+            ),
+            path(
+                "duplicates/<int:first_id>/<int:second_id>/",
+                self.admin_site.admin_view(self.duplicate_pair_view),
+                name="contacts_contact_duplicate_pair",
+            ),
             *super().get_urls(),
         ]
+
+    def duplicates_view(self, request: HttpRequest) -> HttpResponse:
+        """List the household's likely duplicate contacts, surest first."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        household = self._duplicates_household(request)
+        proposals = propose_duplicates(household=household) if household else []
+        page = Paginator(proposals, DUPLICATES_PAGE).get_page(request.GET.get("p"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Possible duplicates"),
+            "household": household,
+            "households": Household.objects.all() if request.user.is_superuser else [],
+            "page": page,
+        }
+        return TemplateResponse(
+            request, "admin/contacts/contact/duplicates.html", context
+        )
+
+    def duplicate_pair_view(
+        self, request: HttpRequest, first_id: int, second_id: int
+    ) -> HttpResponse:
+        """Show two contacts side by side; merge them, or say they differ."""
+        contacts = (
+            self.get_queryset(request)
+            .filter(pk__in=[first_id, second_id])
+            .prefetch_related("aliases", "channels", "addresses")
+            .in_bulk()
+        )
+        first, second = contacts.get(first_id), contacts.get(second_id)
+        if (
+            first is None
+            or second is None
+            or first.pk == second.pk
+            or first.household_id != second.household_id
+        ):
+            raise Http404(_("No such pair of contacts."))
+        if not all(
+            self.has_change_permission(request, c)
+            and self.has_delete_permission(request, c)
+            for c in (first, second)
+        ):
+            raise PermissionDenied
+        choices = merge_choices(first, second)
+        form = MergeForm(request.POST or None, choices=choices)
+        if request.method == "POST" and form.is_valid():
+            if "dismiss" in request.POST:
+                dismiss_duplicate(
+                    first=first, second=second, dismissed_by=request.user.get_username()
+                )
+                self.message_user(
+                    request,
+                    _("“%(first)s” and “%(second)s” will not be proposed again.")
+                    % {"first": first, "second": second},
+                    messages.SUCCESS,
+                )
+                return redirect(self._duplicates_url(first))
+            return self._merge(request, form, first, second)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Merge or keep apart"),
+            "first": first,
+            "second": second,
+            "rows": form.rows(),
+            "form": form,
+            "household": first.household,
+        }
+        return TemplateResponse(
+            request, "admin/contacts/contact/duplicate_pair.html", context
+        )
+
+    def _merge(
+        self, request: HttpRequest, form: "MergeForm", first: Contact, second: Contact
+    ) -> HttpResponse:
+        survivor, merged = form.survivor_and_merged(first, second)
+        try:
+            merge = merge_contacts(
+                survivor=survivor,
+                merged=merged,
+                take_from_merged=form.taken_from_merged(),
+                merged_by=request.user.get_username(),
+            )
+        except ValidationError as error:
+            for message in error.messages:
+                self.message_user(request, message, messages.ERROR)
+            return redirect(request.path)
+        taken = ", ".join(merge.choices["taken_from_merged"]) or "—"
+        self.log_change(
+            request,
+            survivor,
+            _("Merged “%(name)s” (%(ref)s) into this contact; taken from it: %(taken)s")
+            % {"name": merge.display_name, "ref": merge.ref, "taken": taken},
+        )
+        self.message_user(
+            request,
+            _("Merged “%(merged)s” into “%(survivor)s”.")
+            % {"merged": merge.display_name, "survivor": survivor.display_name},
+            messages.SUCCESS,
+        )
+        return redirect("admin:contacts_contact_change", survivor.pk)
+
+    def _duplicates_household(self, request: HttpRequest) -> Household | None:
+        if not request.user.is_superuser:
+            return request_household(request)
+        household_id = request.GET.get("household", "")
+        if not (household_id.isascii() and household_id.isdigit()):
+            return None
+        return Household.objects.filter(pk=int(household_id)).first()
+
+    def _duplicates_url(self, contact: Contact) -> str:
+        url = reverse("admin:contacts_contact_duplicates")
+        return f"{url}?household={contact.household_id}"
 
     def import_vcard_view(self, request: HttpRequest) -> HttpResponse:
         """Import an uploaded vCard file and report what it did."""
@@ -180,7 +391,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": "Import vCard",
+            "title": _("Import vCard"),
             "form": form,
         }
         return TemplateResponse(
@@ -192,24 +403,44 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     ) -> None:
         if summary.file_problem:
             self.message_user(
-                request, f"{summary.file_problem} Nothing was imported.", messages.ERROR
+                request,
+                _("%(problem)s Nothing was imported.")
+                % {"problem": summary.file_problem},
+                messages.ERROR,
             )
             return
-        prefix = "Dry run, nothing written" if dry_run else "Imported the vCard file"
+        if dry_run:
+            report = _("Dry run, nothing written: %(summary)s")
+        else:
+            report = _("Imported the vCard file: %(summary)s")
         noted = summary.skipped or summary.warnings
         level = messages.WARNING if noted else messages.SUCCESS
-        self.message_user(request, f"{prefix}: {summary}", level)
-        for lines, what in (
-            (summary.problems, "skipped cards"),
-            (summary.warnings, "ignored values"),
+        self.message_user(request, report % {"summary": summary}, level)
+        for lines, more_lines in (
+            (summary.problems, _more_skipped_cards),
+            (summary.warnings, _more_ignored_values),
         ):
             for line in lines[:MAX_PROBLEM_MESSAGES]:
                 self.message_user(request, line, messages.WARNING)
             if len(lines) > MAX_PROBLEM_MESSAGES:
                 more = len(lines) - MAX_PROBLEM_MESSAGES
-                self.message_user(
-                    request, f"… and {more} more {what}.", messages.WARNING
-                )
+                self.message_user(request, more_lines(more), messages.WARNING)
+
+
+def _more_skipped_cards(count: int) -> str:
+    return ngettext(
+        "… and %(count)d more skipped card.",
+        "… and %(count)d more skipped cards.",
+        count,
+    ) % {"count": count}
+
+
+def _more_ignored_values(count: int) -> str:
+    return ngettext(
+        "… and %(count)d more ignored value.",
+        "… and %(count)d more ignored values.",
+        count,
+    ) % {"count": count}
 
 
 class PaperlessMirrorAdmin(HouseholdScopedAdmin, admin.ModelAdmin):

@@ -12,12 +12,15 @@ from django.db.models import Prefetch
 from rest_framework import serializers
 
 from contacts.aggregates import contact_document
+from contacts.merging import ADDRESS_CHOICES, CHOSEN_FIELDS
 from contacts.models import (
     AddressKind,
     ChannelKind,
     Contact,
     ContactKind,
+    ContactMerge,
     ContactStatus,
+    DismissedDuplicate,
     PaperlessCorrespondent,
     PaperlessDocument,
     normalize_channel_value,
@@ -89,6 +92,27 @@ class ContactPart(StrictSerializer):
         return attrs
 
 
+class ContactMergePart(StrictSerializer):
+    survivor = serializers.CharField(max_length=64)
+    ref = serializers.CharField(max_length=64)
+    vcard_uid = text(max_length=255)
+    display_name = serializers.CharField(max_length=300)
+    merged_by = text(max_length=150)
+    merged_at = serializers.DateTimeField()
+    taken_from_merged = serializers.ListField(
+        child=serializers.ChoiceField([*CHOSEN_FIELDS, *ADDRESS_CHOICES]),
+        default=list,
+    )
+
+
+class DismissedDuplicatePart(StrictSerializer):
+    contacts = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=2, max_length=2
+    )
+    dismissed_by = text(max_length=150)
+    dismissed_at = serializers.DateTimeField()
+
+
 class CorrespondentPart(StrictSerializer):
     id = serializers.IntegerField(min_value=1)
     name = serializers.CharField(max_length=300)
@@ -110,6 +134,8 @@ def fields() -> dict[str, serializers.Field]:
     """Return new serializer fields for this section's keys."""
     return {
         "contacts": ContactPart(many=True, default=list),
+        "contact_merges": ContactMergePart(many=True, default=list),
+        "dismissed_duplicates": DismissedDuplicatePart(many=True, default=list),
         "paperless": PaperlessPart(default=dict),
     }
 
@@ -122,6 +148,8 @@ def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
     for index, ref in enumerate(refs):
         if is_among(ref, refs_twice):
             found.append(f"contacts[{index}].ref: {ref!r} is listed twice")
+
+    found += _merge_problems(bundle, refs)
 
     paperless = bundle.get("paperless")
     if not isinstance(paperless, dict):
@@ -157,6 +185,54 @@ def problems(bundle: dict[str, Any], *, replace: bool) -> list[str]:
     return found
 
 
+def _merge_problems(bundle: dict[str, Any], refs: list[Any]) -> list[str]:
+    """Return merges and dismissals naming no contact, and merged contacts listed.
+
+    A contact row whose ref was merged into another is the duplicate the merge
+    removed; it is reported rather than created again.
+    """
+    found = []
+    known = {ref for ref in refs if isinstance(ref, Hashable)}
+    merges = rows_of(bundle.get("contact_merges"))
+    merged_refs = [merge.get("ref") for merge in merges]
+    merged_twice = duplicates(merged_refs)
+    for index, merge in enumerate(merges):
+        survivor, ref = merge.get("survivor"), merge.get("ref")
+        if survivor is not None and not is_among(survivor, known):
+            found.append(
+                f"contact_merges[{index}].survivor: no contact {survivor!r} in contacts"
+            )
+        if is_among(ref, merged_twice):
+            found.append(f"contact_merges[{index}].ref: {ref!r} is listed twice")
+    merged_into = {
+        merge.get("ref"): merge.get("survivor")
+        for merge in merges
+        if isinstance(merge.get("ref"), Hashable)
+    }
+    for index, ref in enumerate(refs):
+        if is_among(ref, set(merged_into)):
+            found.append(
+                f"contacts[{index}].ref: {ref!r} was merged into "
+                f"{merged_into[ref]!r}; leave it out or drop the merge"
+            )
+    for index, dismissal in enumerate(rows_of(bundle.get("dismissed_duplicates"))):
+        pair = dismissal.get("contacts")
+        if not isinstance(pair, list):
+            continue
+        for position, ref in enumerate(pair):
+            if ref is not None and not is_among(ref, known):
+                found.append(
+                    f"dismissed_duplicates[{index}].contacts[{position}]: "
+                    f"no contact {ref!r} in contacts"
+                )
+        if len(pair) == 2 and pair[0] == pair[1]:
+            found.append(
+                f"dismissed_duplicates[{index}].contacts: a contact is no "
+                "duplicate of itself"
+            )
+    return found
+
+
 def import_rows(*, household: Household, data: dict[str, Any]) -> None:
     """Write the validated contacts and Paperless rows of a bundle.
 
@@ -172,6 +248,12 @@ def import_rows(*, household: Household, data: dict[str, Any]) -> None:
                 for path, messages in error.message_dict.items()
             }
         ) from error
+
+    write_merges(
+        household=household,
+        merges=data["contact_merges"],
+        dismissals=data["dismissed_duplicates"],
+    )
 
     paperless = data["paperless"]
     write_paperless_mirror(
@@ -208,6 +290,7 @@ def export_rows(*, household: Household) -> dict[str, Any]:
     ]
     return {
         "contacts": contacts,
+        **export_merges(household=household),
         "paperless": {
             "correspondents": [
                 {"id": c.paperless_id, "name": c.name}
@@ -235,3 +318,69 @@ def export_rows(*, household: Household) -> dict[str, Any]:
 def _ordered(relation: str) -> Prefetch:
     model = Contact._meta.get_field(relation).related_model
     return Prefetch(relation, queryset=model.objects.order_by("pk"))
+
+
+def write_merges(
+    *,
+    household: Household,
+    merges: list[dict[str, Any]],
+    dismissals: list[dict[str, Any]],
+) -> None:
+    """Write a bundle's merge records and dismissed pairs, naming contacts by ref."""
+    contact_ids = dict(
+        Contact.objects.filter(household=household).values_list("ref", "pk")
+    )
+    ContactMerge.objects.bulk_create(
+        ContactMerge(
+            household=household,
+            survivor_id=contact_ids[merge["survivor"]],
+            ref=merge["ref"],
+            vcard_uid=merge["vcard_uid"],
+            display_name=merge["display_name"],
+            merged_by=merge["merged_by"],
+            merged_at=merge["merged_at"],
+            choices={"taken_from_merged": merge["taken_from_merged"]},
+        )
+        for merge in merges
+    )
+    pairs = {}
+    for dismissal in dismissals:
+        first, second = sorted(contact_ids[ref] for ref in dismissal["contacts"])
+        pairs[first, second] = DismissedDuplicate(
+            household=household,
+            first_id=first,
+            second_id=second,
+            dismissed_by=dismissal["dismissed_by"],
+            dismissed_at=dismissal["dismissed_at"],
+        )
+    DismissedDuplicate.objects.bulk_create(pairs.values())
+
+
+def export_merges(*, household: Household) -> dict[str, Any]:
+    """Return the merge records and dismissed pairs as write_merges reads them."""
+    return {
+        "contact_merges": [
+            {
+                "survivor": merge.survivor.ref,
+                "ref": merge.ref,
+                "vcard_uid": merge.vcard_uid,
+                "display_name": merge.display_name,
+                "merged_by": merge.merged_by,
+                "merged_at": timestamp(merge.merged_at),
+                "taken_from_merged": merge.choices.get("taken_from_merged", []),
+            }
+            for merge in ContactMerge.objects.filter(household=household)
+            .select_related("survivor")
+            .order_by("merged_at", "pk")
+        ],
+        "dismissed_duplicates": [
+            {
+                "contacts": [dismissal.first.ref, dismissal.second.ref],
+                "dismissed_by": dismissal.dismissed_by,
+                "dismissed_at": timestamp(dismissal.dismissed_at),
+            }
+            for dismissal in DismissedDuplicate.objects.filter(household=household)
+            .select_related("first", "second")
+            .order_by("pk")
+        ],
+    }

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 
+from contacts.merging import survivor_ids
 from contacts.models import Contact
 from contacts.selectors import (
     PickerRow,
@@ -48,9 +49,19 @@ def card_contacts(card: Card) -> QuerySet[Contact]:
             kind=card.payload.get("kind"),
         )
     return contacts_with_ids(
-        household=card.household,
-        contact_ids=[pick["contact_id"] for pick in card.payload.get("picks", [])],
+        household=card.household, contact_ids=picked_ids(card).values()
     )
+
+
+def picked_ids(card: Card) -> dict[int, int]:
+    """Return each contact id the card's picks name, with the id to show for it.
+
+    A contact merged into another since the card was emitted is shown, and
+    picked, as the contact it was merged into.
+    """
+    ids = [pick["contact_id"] for pick in card.payload.get("picks", [])]
+    survivors = survivor_ids(household=card.household, contact_ids=ids)
+    return {contact_id: survivors.get(contact_id, contact_id) for contact_id in ids}
 
 
 @dataclass(frozen=True)
@@ -75,17 +86,24 @@ class CardRow:
 
 def read_picker_rows(card: Card) -> list[CardRow]:
     """Return the rows of a contact picker in the order it shows them."""
-    contacts = card_contacts(card).prefetch_related("channels").in_bulk()
-    return [
-        CardRow(
-            contact=contacts[pick["contact_id"]],
-            confidence=pick.get("confidence"),
-            reason=pick.get("reason", ""),
-            padded=pick.get("padded", False),
+    ids = picked_ids(card)
+    contacts = contacts_with_ids(household=card.household, contact_ids=ids.values())
+    shown = contacts.prefetch_related("channels").in_bulk()
+    rows = []
+    for pick in card.payload.get("picks", []):
+        contact = shown.get(ids[pick["contact_id"]])
+        # Two picks merged into one contact show it once.
+        if contact is None or any(row.contact.pk == contact.pk for row in rows):
+            continue
+        rows.append(
+            CardRow(
+                contact=contact,
+                confidence=pick.get("confidence"),
+                reason=pick.get("reason", ""),
+                padded=pick.get("padded", False),
+            )
         )
-        for pick in card.payload.get("picks", [])
-        if pick["contact_id"] in contacts
-    ]
+    return rows
 
 
 @dataclass(frozen=True)
@@ -140,7 +158,8 @@ def _letters_context(
 
 
 def _pick(card: Card, contact_id: int) -> Contact | None:
-    return card_contacts(card).filter(pk=contact_id).first()
+    survivor = survivor_ids(household=card.household, contact_ids=[contact_id])
+    return card_contacts(card).filter(pk=survivor.get(contact_id, contact_id)).first()
 
 
 card_type(

@@ -7,6 +7,8 @@ from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
 from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from household.models import Household, trigram_index
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
@@ -17,15 +19,15 @@ def new_contact_ref() -> str:
 
 
 class ContactKind(models.TextChoices):
-    PERSON = "person", "Person"
-    BUSINESS = "business", "Business"
+    PERSON = "person", _("Person")
+    BUSINESS = "business", _("Business")
 
 
 class ContactStatus(models.TextChoices):
-    ACTIVE = "active", "Active"
-    PENDING = "pending", "Pending"
-    SPAM = "spam", "Spam"
-    ARCHIVED = "archived", "Archived"
+    ACTIVE = "active", _("Active")
+    PENDING = "pending", _("Pending")
+    SPAM = "spam", _("Spam")
+    ARCHIVED = "archived", _("Archived")
 
 
 # What callers may filter contacts by: "any" means active or pending.
@@ -35,35 +37,59 @@ DEFAULT_CONTACT_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 
 class Contact(models.Model):
     household = models.ForeignKey(
-        Household, on_delete=models.CASCADE, related_name="contacts"
+        Household,
+        on_delete=models.CASCADE,
+        related_name="contacts",
+        verbose_name=_("household"),
     )
     ref = models.CharField(
         max_length=64,
         default=new_contact_ref,
-        help_text="Stable reference used by household bundles.",
+        help_text=_("Stable reference used by household bundles."),
+        verbose_name=_("ref"),
     )
-    display_name = models.CharField(max_length=300)
-    first_name = models.CharField(max_length=150, blank=True)
-    last_name = models.CharField(max_length=150, blank=True)
+    display_name = models.CharField(max_length=300, verbose_name=_("display name"))
+    first_name = models.CharField(
+        max_length=150, blank=True, verbose_name=_("first name")
+    )
+    last_name = models.CharField(
+        max_length=150, blank=True, verbose_name=_("last name")
+    )
     kind = models.CharField(
-        max_length=16, choices=ContactKind.choices, default=ContactKind.PERSON
+        max_length=16,
+        choices=ContactKind.choices,
+        default=ContactKind.PERSON,
+        verbose_name=_("kind"),
     )
     relation = models.CharField(
         max_length=200,
         blank=True,
-        help_text='Who this is to the household, e.g. "Großmutter" or "mein Zahnarzt".',
+        help_text=_(
+            'Who this is to the household, e.g. "Großmutter" or "mein Zahnarzt".'
+        ),
+        verbose_name=_("relation"),
     )
     status = models.CharField(
-        max_length=16, choices=ContactStatus.choices, default=ContactStatus.ACTIVE
+        max_length=16,
+        choices=ContactStatus.choices,
+        default=ContactStatus.ACTIVE,
+        verbose_name=_("status"),
     )
-    tags = ArrayField(models.CharField(max_length=64), default=list, blank=True)
-    notes = models.TextField(blank=True)
-    last_contacted_at = models.DateTimeField(null=True, blank=True)
+    tags = ArrayField(
+        models.CharField(max_length=64),
+        default=list,
+        blank=True,
+        verbose_name=_("tags"),
+    )
+    notes = models.TextField(blank=True, verbose_name=_("notes"))
+    last_contacted_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("last contacted at")
+    )
     vcard_uid = models.CharField(
-        "vCard UID",
+        _("vCard UID"),
         max_length=255,
         blank=True,
-        help_text="UID of the vCard this contact was imported from.",
+        help_text=_("UID of the vCard this contact was imported from."),
     )
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
@@ -72,10 +98,12 @@ class Contact(models.Model):
         models.CharField(max_length=64), default=list, blank=True, editable=False
     )
     phone_digits = models.TextField(blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("contact")
+        verbose_name_plural = _("contacts")
         ordering = ["display_name"]
         constraints = [
             models.UniqueConstraint(
@@ -102,6 +130,8 @@ class Contact(models.Model):
             trigram_index("search_text", "contact_search_trgm"),
             trigram_index("phone_digits", "contact_phone_trgm"),
             models.Index(fields=["household", "status", "kind", "sort_name"]),
+            # Duplicate proposals join contacts of the same folded name.
+            models.Index(fields=["household", "sort_name"]),
             GinIndex(fields=["tags"], name="contact_tags_gin"),
             GinIndex(fields=["concepts"], name="contact_concepts_gin"),
         ]
@@ -114,14 +144,20 @@ class Contact(models.Model):
 
 
 class ContactAlias(models.Model):
-    household = models.ForeignKey(Household, on_delete=models.CASCADE)
-    contact = models.ForeignKey(
-        Contact, on_delete=models.CASCADE, related_name="aliases"
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    name = models.CharField(max_length=200)
+    contact = models.ForeignKey(
+        Contact,
+        on_delete=models.CASCADE,
+        related_name="aliases",
+        verbose_name=_("contact"),
+    )
+    name = models.CharField(max_length=200, verbose_name=_("name"))
 
     class Meta:
-        verbose_name_plural = "contact aliases"
+        verbose_name = _("contact alias")
+        verbose_name_plural = _("contact aliases")
         constraints = [
             models.UniqueConstraint(
                 fields=["contact", "name"], name="contact_alias_unique"
@@ -133,12 +169,12 @@ class ContactAlias(models.Model):
 
 
 class ChannelKind(models.TextChoices):
-    PHONE = "phone", "Phone"
-    EMAIL = "email", "Email"
-    WHATSAPP = "whatsapp", "WhatsApp"
-    SIGNAL = "signal", "Signal"
-    TELEGRAM = "telegram", "Telegram"
-    OTHER = "other", "Other"
+    PHONE = "phone", pgettext_lazy("channel kind", "Phone")
+    EMAIL = "email", pgettext_lazy("channel kind", "Email")
+    WHATSAPP = "whatsapp", pgettext_lazy("channel kind", "WhatsApp")
+    SIGNAL = "signal", pgettext_lazy("channel kind", "Signal")
+    TELEGRAM = "telegram", pgettext_lazy("channel kind", "Telegram")
+    OTHER = "other", pgettext_lazy("channel kind", "Other")
 
 
 def normalize_channel_value(kind: str, value: str, region: str) -> str:
@@ -162,18 +198,28 @@ def normalize_channel_value(kind: str, value: str, region: str) -> str:
 
 
 class ContactChannel(models.Model):
-    household = models.ForeignKey(Household, on_delete=models.CASCADE)
-    contact = models.ForeignKey(
-        Contact, on_delete=models.CASCADE, related_name="channels"
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    kind = models.CharField(max_length=16, choices=ChannelKind.choices)
+    contact = models.ForeignKey(
+        Contact,
+        on_delete=models.CASCADE,
+        related_name="channels",
+        verbose_name=_("contact"),
+    )
+    kind = models.CharField(
+        max_length=16, choices=ChannelKind.choices, verbose_name=_("kind")
+    )
     value = models.CharField(
         max_length=254,
-        help_text="Phones are stored as E.164, emails in lower case.",
+        help_text=_("Phones are stored as E.164, emails in lower case."),
+        verbose_name=_("value"),
     )
-    label = models.CharField(max_length=64, blank=True)
+    label = models.CharField(max_length=64, blank=True, verbose_name=_("label"))
 
     class Meta:
+        verbose_name = _("contact channel")
+        verbose_name_plural = _("contact channels")
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
@@ -213,29 +259,40 @@ def one_line_address(line1: str, postcode: str, city: str) -> str:
 
 
 class AddressKind(models.TextChoices):
-    HOME = "home", "Home"
-    WORK = "work", "Work"
-    BILLING = "billing", "Billing"
-    SHIPPING = "shipping", "Shipping"
+    HOME = "home", pgettext_lazy("address kind", "Home")
+    WORK = "work", pgettext_lazy("address kind", "Work")
+    BILLING = "billing", pgettext_lazy("address kind", "Billing")
+    SHIPPING = "shipping", pgettext_lazy("address kind", "Shipping")
 
 
 class Address(models.Model):
-    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
     contact = models.ForeignKey(
-        Contact, on_delete=models.CASCADE, related_name="addresses"
+        Contact,
+        on_delete=models.CASCADE,
+        related_name="addresses",
+        verbose_name=_("contact"),
     )
     kind = models.CharField(
-        max_length=16, choices=AddressKind.choices, default=AddressKind.HOME
+        max_length=16,
+        choices=AddressKind.choices,
+        default=AddressKind.HOME,
+        verbose_name=_("kind"),
     )
-    line1 = models.CharField("street and number", max_length=200, blank=True)
-    line2 = models.CharField(max_length=200, blank=True)
-    postcode = models.CharField(max_length=20, blank=True)
-    city = models.CharField(max_length=100, blank=True)
-    country = models.CharField(max_length=100, blank=True)
+    line1 = models.CharField(_("street and number"), max_length=200, blank=True)
+    line2 = models.CharField(
+        max_length=200, blank=True, verbose_name=_("address line 2")
+    )
+    postcode = models.CharField(max_length=20, blank=True, verbose_name=_("postcode"))
+    city = models.CharField(max_length=100, blank=True, verbose_name=_("city"))
+    country = models.CharField(max_length=100, blank=True, verbose_name=_("country"))
 
     class Meta:
+        verbose_name = _("address")
+        verbose_name_plural = _("addresses")
         db_table = "addresses"
-        verbose_name_plural = "addresses"
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -252,13 +309,17 @@ class Address(models.Model):
 
 
 class PaperlessCorrespondent(models.Model):
-    household = models.ForeignKey(Household, on_delete=models.CASCADE)
-    paperless_id = models.PositiveIntegerField()
-    name = models.CharField(max_length=300)
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    paperless_id = models.PositiveIntegerField(verbose_name=_("Paperless ID"))
+    name = models.CharField(max_length=300, verbose_name=_("name"))
     # fold_name(name), set by every write; find_known_provider searches it.
     folded_name = models.TextField(blank=True, editable=False)
 
     class Meta:
+        verbose_name = _("paperless correspondent")
+        verbose_name_plural = _("paperless correspondents")
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(
@@ -275,21 +336,26 @@ class PaperlessCorrespondent(models.Model):
 
 
 class PaperlessDocument(models.Model):
-    household = models.ForeignKey(Household, on_delete=models.CASCADE)
-    paperless_id = models.PositiveIntegerField()
-    title = models.CharField(max_length=500)
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    paperless_id = models.PositiveIntegerField(verbose_name=_("Paperless ID"))
+    title = models.CharField(max_length=500, verbose_name=_("title"))
     correspondent = models.ForeignKey(
         PaperlessCorrespondent,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="documents",
+        verbose_name=_("correspondent"),
     )
-    created = models.DateField(null=True, blank=True)
+    created = models.DateField(null=True, blank=True, verbose_name=_("created"))
     # fold_name(title), set by every write; find_known_provider searches it.
     folded_title = models.TextField(blank=True, editable=False)
 
     class Meta:
+        verbose_name = _("paperless document")
+        verbose_name_plural = _("paperless documents")
         ordering = ["-created"]
         constraints = [
             models.UniqueConstraint(
@@ -319,9 +385,9 @@ class CardDavAccount(models.Model):
         "URL",
         max_length=1000,
         validators=[URLValidator(schemes=["http", "https"])],
-        help_text="The address book's URL, or the server's to find it from.",
+        help_text=_("The address book's URL, or the server's to find it from."),
     )
-    username = models.CharField(max_length=200)
+    username = models.CharField(_("user name"), max_length=200)
     password_encrypted = models.TextField(editable=False)
     address_book_url = models.URLField(max_length=1000, editable=False)
     vcard_version = models.CharField(max_length=3, default="4.0", editable=False)
@@ -331,10 +397,14 @@ class CardDavAccount(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name = "CardDAV account"
+        verbose_name = _("CardDAV account")
+        verbose_name_plural = _("CardDAV accounts")
 
     def __str__(self) -> str:
-        return f"{self.username} at {self.url}"
+        return _("%(username)s at %(url)s") % {
+            "username": self.username,
+            "url": self.url,
+        }
 
 
 class CardDavCard(models.Model):
@@ -365,6 +435,8 @@ class CardDavCard(models.Model):
     document = models.JSONField()
 
     class Meta:
+        verbose_name = _("CardDAV card")
+        verbose_name_plural = _("CardDAV cards")
         constraints = [
             models.UniqueConstraint(
                 fields=["account", "href"], name="carddav_card_href_unique"
@@ -376,3 +448,87 @@ class CardDavCard(models.Model):
 
     def __str__(self) -> str:
         return self.href
+
+
+class ContactMerge(models.Model):
+    """A contact merged into another: who did it, when, and what the merge chose.
+
+    Keeps the merged-away contact's identifiers, so a vCard import or a card
+    naming them finds the survivor instead of the contact that is gone.
+    """
+
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    survivor = models.ForeignKey(
+        Contact,
+        on_delete=models.CASCADE,
+        related_name="merges",
+        verbose_name=_("merged into"),
+    )
+    merged_contact_id = models.BigIntegerField(
+        _("merged contact id"),
+        null=True,
+        blank=True,
+        help_text=_("The id the merged contact had; empty after a bundle import."),
+    )
+    ref = models.CharField(_("ref"), max_length=64)
+    vcard_uid = models.CharField(_("vCard UID"), max_length=255, blank=True)
+    display_name = models.CharField(_("display name"), max_length=300)
+    merged_by = models.CharField(_("merged by"), max_length=150, blank=True)
+    merged_at = models.DateTimeField(_("merged at"))
+    choices = models.JSONField(
+        _("choices"),
+        default=dict,
+        blank=True,
+        help_text=_("Which contact's value each field kept."),
+    )
+
+    class Meta:
+        verbose_name = _("contact merge")
+        verbose_name_plural = _("contact merges")
+        ordering = ["merged_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "ref"], name="contact_merge_ref_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["household", "vcard_uid"]),
+            models.Index(fields=["household", "merged_contact_id"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} → {self.survivor_id}"
+
+
+class DismissedDuplicate(models.Model):
+    """Two contacts an admin said are not the same: never proposed again."""
+
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    first = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("first")
+    )
+    second = models.ForeignKey(
+        Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("second")
+    )
+    dismissed_by = models.CharField(_("dismissed by"), max_length=150, blank=True)
+    dismissed_at = models.DateTimeField(_("dismissed at"))
+
+    class Meta:
+        verbose_name = _("dismissed duplicate")
+        verbose_name_plural = _("dismissed duplicates")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["first", "second"], name="dismissed_duplicate_unique"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(first__lt=models.F("second")),
+                name="dismissed_duplicate_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first_id} ≠ {self.second_id}"

@@ -103,6 +103,7 @@ from vobject.icalendar import stringToTextValues
 from vobject.vcard import splitFields
 
 from contacts.aggregates import contact_document
+from contacts.merging import merged_vcard_uids
 from contacts.models import (
     AddressKind,
     ChannelKind,
@@ -955,6 +956,8 @@ class _AddressBook:
             self.refs[contact.pk] = contact.ref
             self.by_uid[_own_export_uid(contact.ref)] = contact.pk
             self._remember(contact.pk, _stored(contact))
+        # A card of a contact merged away updates the contact it was merged into.
+        self.by_uid = merged_vcard_uids(household=household) | self.by_uid
         # Contacts to create, by stand-in ids that follow the stored ones as
         # the created contacts' ids will, so matching breaks ties the same.
         self.new: dict[int, CheckedContact] = {}

@@ -5,9 +5,11 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
+from contacts.merging import survivor_ids
 from contacts.selectors import find_contact, search_contacts, statuses_for
 from household.models import Household
 from household.selectors import membership_for_user
@@ -82,6 +84,10 @@ def contact_detail(request: HttpRequest, contact_id: int) -> HttpResponse:
     household = _household(request)
     contact = find_contact(household=household, contact_id=contact_id)
     if contact is None:
+        # A link to a contact merged away leads to the one it was merged into.
+        survivor = survivor_ids(household=household, contact_ids=[contact_id])
+        if contact_id in survivor:
+            return redirect("contacts:detail", survivor[contact_id])
         raise Http404("No such contact.")
     return render_page(
         request,

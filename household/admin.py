@@ -6,8 +6,11 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db import models
+from django.db.models import F
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from household.admin_scoping import HouseholdScopedAdmin, request_household
 from household.admin_search import EngineSearchAdmin
@@ -27,6 +30,7 @@ from household.services import (
     save_profile,
 )
 from people_search.engine.models import Subject
+from people_search.engine.phones import format_phone
 from yorik.models import ApiToken
 
 
@@ -103,14 +107,31 @@ class MembershipInline(HouseholdScopedAdmin, admin.StackedInline):
     extra = 1
 
 
+class PhoneColumnAdmin:
+    """A changelist column of the row's phone, written as its household writes it."""
+
+    def get_queryset(self, request: HttpRequest) -> models.QuerySet:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(household_region=F("household__default_region"))
+        )
+
+    @admin.display(description=_("phone"), ordering="phone")
+    def phone_number(self, row: UserProfile | Lead) -> str:
+        return format_phone(row.phone, row.household_region)
+
+
 @admin.register(UserProfile)
-class UserProfileAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
+class UserProfileAdmin(
+    PhoneColumnAdmin, HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin
+):
     list_display = [
         "username",
         "first_name",
         "last_name",
         "email",
-        "phone",
+        "phone_number",
         "role",
         "user",
         "deleted_at",
@@ -122,7 +143,7 @@ class UserProfileAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin
     ]
     match_columns = PERSON_COLUMNS
     also_search_fields = ("username",)
-    search_help_text = "Names, nicknames, email, phone number or login name."
+    search_help_text = _("Names, nicknames, email, phone number or login name.")
     list_select_related = ["user"]
     fields = [
         "household",
@@ -131,6 +152,7 @@ class UserProfileAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin
         "last_name",
         "email",
         "phone",
+        "language",
         "user",
         "deleted_at",
         "created_at",
@@ -170,7 +192,7 @@ class UserProfileAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin
             household_id=form.instance.household_id, profile_id=form.instance.pk
         )
 
-    @admin.display(description="role")
+    @admin.display(description=_("role"))
     def role(self, profile: UserProfile) -> str:
         return ", ".join(
             membership.get_role_display()
@@ -186,7 +208,7 @@ class MembershipAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin)
     match_columns = PERSON_COLUMNS.under("profile")
     match_subject = Subject.MEMBER
     also_search_fields = ("profile__username",)
-    search_help_text = "Names, nicknames, email, phone number or login name."
+    search_help_text = _("Names, nicknames, email, phone number or login name.")
     list_select_related = ["profile"]
     ordering = ["profile__sort_name", "pk"]
     fields = ["household", "profile", "role", "status", "lead_access"]
@@ -203,12 +225,14 @@ class MembershipAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin)
 
 
 @admin.register(Lead)
-class LeadAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
+class LeadAdmin(
+    PhoneColumnAdmin, HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin
+):
     list_display = [
         "first_name",
         "last_name",
         "email",
-        "phone",
+        "phone_number",
         "status",
         "archived",
         "owner",
@@ -217,7 +241,7 @@ class LeadAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     list_filter = ["status", "archived", ("owner", admin.RelatedOnlyFieldListFilter)]
     match_columns = PERSON_COLUMNS
     match_subject = Subject.LEAD
-    search_help_text = "Names, nicknames, email or phone number."
+    search_help_text = _("Names, nicknames, email or phone number.")
     list_select_related = ["owner__profile"]
     fields = [
         "household",
@@ -309,9 +333,14 @@ class ApiTokenAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
             "revoked_at",
         ]
 
-    @admin.action(description="Revoke selected tokens", permissions=["change"])
+    @admin.action(description=_("Revoke selected tokens"), permissions=["change"])
     def revoke(self, request: HttpRequest, queryset: models.QuerySet[ApiToken]) -> None:
         revoked = queryset.filter(revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
-        self.message_user(request, f"Revoked {revoked} token(s).", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("Revoked %(count)d token.", "Revoked %(count)d tokens.", revoked)
+            % {"count": revoked},
+            messages.SUCCESS,
+        )

@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class HouseholdConfig(AppConfig):
     name = "household"
-    verbose_name = "Household"
+    verbose_name = _("Household")

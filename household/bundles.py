@@ -124,6 +124,8 @@ class PersonPart(StrictSerializer):
         MembershipStatus.choices, default=MembershipStatus.ACTIVE
     )
     lead_access = serializers.ChoiceField(LeadAccess.choices, required=False)
+    # The person's preferred language, given only when it is not the household's.
+    language = serializers.ChoiceField(Language.choices, required=False)
     deleted_at = serializers.DateTimeField(allow_null=True, default=None)
 
 
@@ -283,6 +285,8 @@ def export_rows(*, household: Household) -> dict[str, Any]:
             "status": membership.status,
             "lead_access": membership.lead_access,
         }
+        if profile.language:
+            person["language"] = profile.language
         if profile.deleted_at:
             person["deleted_at"] = timestamp(profile.deleted_at)
         people.append(person)

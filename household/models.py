@@ -6,6 +6,8 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models.functions import Upper
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
@@ -14,7 +16,7 @@ from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 def validate_region(value: str) -> None:
     if value not in SUPPORTED_REGIONS:
         raise ValidationError(
-            "%(value)s is not an ISO country code phonenumbers knows.",
+            _("%(value)s is not an ISO country code phonenumbers knows."),
             params={"value": value},
         )
 
@@ -30,20 +32,26 @@ class Language(models.TextChoices):
 
 
 class Household(models.Model):
-    slug = models.SlugField(max_length=64, unique=True)
-    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=64, unique=True, verbose_name=_("slug"))
+    name = models.CharField(max_length=200, verbose_name=_("name"))
     default_region = models.CharField(
         max_length=2,
         default="DE",
         validators=[validate_region],
-        help_text="ISO country used to read phone numbers written without +.",
+        help_text=_("ISO country used to read phone numbers written without +."),
+        verbose_name=_("default region"),
     )
     language = models.CharField(
-        max_length=2, choices=Language.choices, default=Language.GERMAN
+        max_length=2,
+        choices=Language.choices,
+        default=Language.GERMAN,
+        verbose_name=_("language"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("household")
+        verbose_name_plural = _("households")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -63,7 +71,12 @@ class Household(models.Model):
 class PhoneNormalizingModel(models.Model):
     """A row with a `phone` stored as E.164 and its national significant digits."""
 
-    phone = models.CharField(max_length=20, blank=True, help_text="Stored as E.164.")
+    phone = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text=_("Stored as E.164."),
+        verbose_name=_("phone"),
+    )
     phone_nsn = models.CharField(max_length=17, blank=True, editable=False)
 
     class Meta:
@@ -89,7 +102,10 @@ class PhoneNormalizingModel(models.Model):
 
 class UserProfile(PhoneNormalizingModel):
     household = models.ForeignKey(
-        Household, on_delete=models.CASCADE, related_name="profiles"
+        Household,
+        on_delete=models.CASCADE,
+        related_name="profiles",
+        verbose_name=_("household"),
     )
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -97,23 +113,43 @@ class UserProfile(PhoneNormalizingModel):
         null=True,
         blank=True,
         related_name="profile",
-        help_text="The login of this person; empty for managed profiles.",
+        help_text=_("The login of this person; empty for managed profiles."),
+        verbose_name=_("user"),
     )
     username = models.CharField(
         max_length=150,
         validators=[RegexValidator(r"^[\w.@+-]+\Z")],
-        help_text="The person's handle: their login name when they have a login.",
+        help_text=_("The person's handle: their login name when they have a login."),
+        verbose_name=_("username"),
     )
-    first_name = models.CharField(max_length=150, blank=True)
-    last_name = models.CharField(max_length=150, blank=True)
-    email = models.EmailField(blank=True)
-    deleted_at = models.DateTimeField(null=True, blank=True)
+    first_name = models.CharField(
+        max_length=150, blank=True, verbose_name=_("first name")
+    )
+    last_name = models.CharField(
+        max_length=150, blank=True, verbose_name=_("last name")
+    )
+    email = models.EmailField(blank=True, verbose_name=_("email"))
+    language = models.CharField(
+        _("preferred language"),
+        max_length=2,
+        choices=Language.choices,
+        blank=True,
+        help_text=_(
+            "The language pages, cards and the admin speak to this person; "
+            "empty: the household's."
+        ),
+    )
+    deleted_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("deleted at")
+    )
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
     match_text = models.TextField(blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("user profile")
+        verbose_name_plural = _("user profiles")
         db_table = "user_profiles"
         ordering = ["first_name", "last_name"]
         constraints = [
@@ -124,6 +160,11 @@ class UserProfile(PhoneNormalizingModel):
                 condition=models.Q(phone="")
                 | models.Q(phone__regex=r"^\+[1-9][0-9]{1,14}$"),
                 name="profile_phone_e164",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(language="")
+                | models.Q(language__in=Language.values),
+                name="profile_language_known",
             ),
         ]
         indexes = [
@@ -140,25 +181,25 @@ class UserProfile(PhoneNormalizingModel):
 
 
 class Role(models.TextChoices):
-    ADMIN = "admin", "Admin"
-    MEMBER = "member", "Member"
-    CHILD = "child", "Child"
-    EMPLOYEE = "employee", "Employee"
-    VIEWER = "viewer", "Viewer"
+    ADMIN = "admin", _("Admin")
+    MEMBER = "member", _("Member")
+    CHILD = "child", _("Child")
+    EMPLOYEE = "employee", _("Employee")
+    VIEWER = "viewer", _("Viewer")
 
 
 class MembershipStatus(models.TextChoices):
-    ACTIVE = "active", "Active"
-    PENDING = "pending", "Pending"
-    PAUSED = "paused", "Paused"
-    CANCELLED = "cancelled", "Cancelled"
-    REMOVED = "removed", "Removed"
+    ACTIVE = "active", _("Active")
+    PENDING = "pending", _("Pending")
+    PAUSED = "paused", _("Paused")
+    CANCELLED = "cancelled", _("Cancelled")
+    REMOVED = "removed", _("Removed")
 
 
 class LeadAccess(models.TextChoices):
-    NONE = "none", "None"
-    OWN = "own", "Own leads"
-    ALL = "all", "All leads"
+    NONE = "none", pgettext_lazy("lead access", "None")
+    OWN = "own", _("Own leads")
+    ALL = "all", _("All leads")
 
 
 class Tier(models.TextChoices):
@@ -199,27 +240,44 @@ class MembershipQuerySet(models.QuerySet["Membership"]):
 
 class Membership(models.Model):
     household = models.ForeignKey(
-        Household, on_delete=models.CASCADE, related_name="memberships"
+        Household,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("household"),
     )
     profile = models.ForeignKey(
-        UserProfile, on_delete=models.CASCADE, related_name="memberships"
+        UserProfile,
+        on_delete=models.CASCADE,
+        related_name="memberships",
+        verbose_name=_("profile"),
     )
-    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    role = models.CharField(
+        max_length=16, choices=Role.choices, default=Role.MEMBER, verbose_name=_("role")
+    )
     status = models.CharField(
-        max_length=16, choices=MembershipStatus.choices, default=MembershipStatus.ACTIVE
+        max_length=16,
+        choices=MembershipStatus.choices,
+        default=MembershipStatus.ACTIVE,
+        verbose_name=_("status"),
     )
     lead_access = models.CharField(
-        max_length=8, choices=LeadAccess.choices, default=LeadAccess.NONE
+        max_length=8,
+        choices=LeadAccess.choices,
+        default=LeadAccess.NONE,
+        verbose_name=_("lead access"),
     )
     monthly_token_allowance = models.PositiveIntegerField(
         default=1_000_000,
-        help_text="Model tokens the assistant may spend for this person each month.",
+        help_text=_("Model tokens the assistant may spend for this person each month."),
+        verbose_name=_("monthly token allowance"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     objects = MembershipQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
         constraints = [
             models.UniqueConstraint(
                 fields=["household", "profile"], name="membership_unique"
@@ -245,7 +303,7 @@ class Membership(models.Model):
         super().clean()
         if self.profile_id and self.household_id != self.profile.household_id:
             raise ValidationError(
-                {"profile": "The person belongs to another household."}
+                {"profile": _("The person belongs to another household.")}
             )
 
     @property
@@ -261,37 +319,50 @@ class Membership(models.Model):
 
 
 class LeadStatus(models.TextChoices):
-    NEW = "new", "New"
-    CONTACTED = "contacted", "Contacted"
-    QUALIFIED = "qualified", "Qualified"
-    WON = "won", "Won"
-    LOST = "lost", "Lost"
+    NEW = "new", _("New")
+    CONTACTED = "contacted", _("Contacted")
+    QUALIFIED = "qualified", _("Qualified")
+    WON = "won", _("Won")
+    LOST = "lost", _("Lost")
 
 
 class Lead(PhoneNormalizingModel):
     household = models.ForeignKey(
-        Household, on_delete=models.CASCADE, related_name="leads"
+        Household,
+        on_delete=models.CASCADE,
+        related_name="leads",
+        verbose_name=_("household"),
     )
-    first_name = models.CharField(max_length=150, blank=True)
-    last_name = models.CharField(max_length=150, blank=True)
-    email = models.EmailField(blank=True)
+    first_name = models.CharField(
+        max_length=150, blank=True, verbose_name=_("first name")
+    )
+    last_name = models.CharField(
+        max_length=150, blank=True, verbose_name=_("last name")
+    )
+    email = models.EmailField(blank=True, verbose_name=_("email"))
     status = models.CharField(
-        max_length=16, choices=LeadStatus.choices, default=LeadStatus.NEW
+        max_length=16,
+        choices=LeadStatus.choices,
+        default=LeadStatus.NEW,
+        verbose_name=_("status"),
     )
-    archived = models.BooleanField(default=False)
+    archived = models.BooleanField(default=False, verbose_name=_("archived"))
     owner = models.ForeignKey(
         Membership,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="owned_leads",
+        verbose_name=_("owner"),
     )
     sort_name = models.CharField(max_length=300, default="", editable=False)
     search_text = models.TextField(blank=True, editable=False)
     match_text = models.TextField(blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("lead")
+        verbose_name_plural = _("leads")
         ordering = ["first_name", "last_name"]
         constraints = [
             models.CheckConstraint(
@@ -316,7 +387,9 @@ class Lead(PhoneNormalizingModel):
     def clean(self) -> None:
         super().clean()
         if self.owner_id and self.owner.household_id != self.household_id:
-            raise ValidationError({"owner": "The owner belongs to another household."})
+            raise ValidationError(
+                {"owner": _("The owner belongs to another household.")}
+            )
 
     @property
     def full_name(self) -> str:
@@ -325,24 +398,33 @@ class Lead(PhoneNormalizingModel):
 
 class CalendarEvent(models.Model):
     household = models.ForeignKey(
-        Household, on_delete=models.CASCADE, related_name="calendar_events"
+        Household,
+        on_delete=models.CASCADE,
+        related_name="calendar_events",
+        verbose_name=_("household"),
     )
-    title = models.CharField(max_length=300)
-    starts_at = models.DateTimeField()
-    ends_at = models.DateTimeField(null=True, blank=True)
-    location = models.CharField(max_length=300, blank=True)
+    title = models.CharField(max_length=300, verbose_name=_("title"))
+    starts_at = models.DateTimeField(verbose_name=_("starts at"))
+    ends_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ends at"))
+    location = models.CharField(max_length=300, blank=True, verbose_name=_("location"))
     source_uid = models.CharField(
         max_length=300,
         blank=True,
-        help_text="Where an imported event came from (iCalendar UID and start).",
+        help_text=_("Where an imported event came from (iCalendar UID and start)."),
+        verbose_name=_("source UID"),
     )
     attendees = models.ManyToManyField(
-        UserProfile, blank=True, related_name="calendar_events"
+        UserProfile,
+        blank=True,
+        related_name="calendar_events",
+        verbose_name=_("attendees"),
     )
     # fold_name(title), set by every write; find_known_provider searches it.
     folded_title = models.TextField(blank=True, editable=False)
 
     class Meta:
+        verbose_name = _("calendar event")
+        verbose_name_plural = _("calendar events")
         ordering = ["-starts_at"]
         constraints = [
             models.CheckConstraint(
@@ -369,16 +451,24 @@ class Conversation(models.Model):
     """A chat of one member with the assistant."""
 
     household = models.ForeignKey(
-        Household, on_delete=models.CASCADE, related_name="conversations"
+        Household,
+        on_delete=models.CASCADE,
+        related_name="conversations",
+        verbose_name=_("household"),
     )
     membership = models.ForeignKey(
-        Membership, on_delete=models.CASCADE, related_name="conversations"
+        Membership,
+        on_delete=models.CASCADE,
+        related_name="conversations",
+        verbose_name=_("membership"),
     )
-    title = models.CharField(max_length=200, blank=True)
-    turn_count = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    title = models.CharField(max_length=200, blank=True, verbose_name=_("title"))
+    turn_count = models.PositiveIntegerField(default=0, verbose_name=_("turn count"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
         indexes = [models.Index(fields=["household", "membership"])]
 
     def __str__(self) -> str:
@@ -388,18 +478,28 @@ class Conversation(models.Model):
 class ModelUsage(models.Model):
     """Model tokens the assistant spent on a member's behalf."""
 
-    household = models.ForeignKey(Household, on_delete=models.CASCADE)
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
     membership = models.ForeignKey(
-        Membership, on_delete=models.CASCADE, related_name="model_usage"
+        Membership,
+        on_delete=models.CASCADE,
+        related_name="model_usage",
+        verbose_name=_("membership"),
     )
     conversation = models.ForeignKey(
-        Conversation, on_delete=models.SET_NULL, null=True, blank=True
+        Conversation,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("conversation"),
     )
-    tokens = models.PositiveIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    tokens = models.PositiveIntegerField(verbose_name=_("tokens"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
-        verbose_name_plural = "model usage"
+        verbose_name = _("model usage")
+        verbose_name_plural = _("model usage")
         indexes = [models.Index(fields=["membership", "created_at"])]
 
     def __str__(self) -> str:

@@ -2,9 +2,10 @@
 
 The file is composed of sections, one module per app that owns the keys:
 household.bundles (household, people, leads, calendar_events), contacts.bundles
-(contacts, paperless) and compose.bundles (letter_templates). Each offers the
-Section interface below; this module adds the format, fixes the key order and
-runs them in layer order, so no app below needs to know the others.
+(contacts, contact_merges, dismissed_duplicates, paperless) and compose.bundles
+(letter_templates). Each offers the Section interface below; this module adds
+the format, fixes the key order and runs them in layer order, so no app below
+needs to know the others.
 """
 
 import json
@@ -31,6 +32,8 @@ BUNDLE_KEYS = (
     "household",
     "people",
     "contacts",
+    "contact_merges",
+    "dismissed_duplicates",
     "leads",
     "calendar_events",
     "paperless",

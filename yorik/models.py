@@ -3,14 +3,20 @@
 import uuid
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class ApiToken(models.Model):
     """A bearer token of one user profile; only its SHA-256 hash is stored."""
 
-    household = models.ForeignKey("household.Household", on_delete=models.CASCADE)
+    household = models.ForeignKey(
+        "household.Household", on_delete=models.CASCADE, verbose_name=_("household")
+    )
     profile = models.ForeignKey(
-        "household.UserProfile", on_delete=models.CASCADE, related_name="api_tokens"
+        "household.UserProfile",
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
+        verbose_name=_("profile"),
     )
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     prefix = models.CharField(
@@ -18,13 +24,16 @@ class ApiToken(models.Model):
         editable=False,
         help_text="First characters, to tell tokens apart.",
     )
-    name = models.CharField(max_length=100, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    name = models.CharField(max_length=100, blank=True, verbose_name=_("name"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("revoked at")
+    )
 
     class Meta:
-        verbose_name = "API token"
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.profile})"
@@ -34,18 +43,23 @@ class Card(models.Model):
     """A result the assistant shows as a page the person can pick from."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    household = models.ForeignKey("household.Household", on_delete=models.CASCADE)
-    kind = models.CharField(
-        max_length=32, help_text="A kind declared in an app's cards.py."
+    household = models.ForeignKey(
+        "household.Household", on_delete=models.CASCADE, verbose_name=_("household")
     )
-    payload = models.JSONField(default=dict)
-    pick_to_chat = models.BooleanField(default=True)
+    kind = models.CharField(
+        max_length=32,
+        help_text=_("A kind declared in an app's cards.py."),
+        verbose_name=_("kind"),
+    )
+    payload = models.JSONField(default=dict, verbose_name=_("payload"))
+    pick_to_chat = models.BooleanField(default=True, verbose_name=_("pick to chat"))
     created_by = models.ForeignKey(
         "household.UserProfile",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("created by"),
     )
     picked_contact = models.ForeignKey(
         "contacts.Contact",
@@ -53,12 +67,15 @@ class Card(models.Model):
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("picked contact"),
     )
-    picked_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    expires_at = models.DateTimeField()
+    picked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("picked at"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
 
     class Meta:
+        verbose_name = _("card")
+        verbose_name_plural = _("cards")
         indexes = [models.Index(fields=["household", "created_at"])]
 
     def __str__(self) -> str:
@@ -76,9 +93,11 @@ class RateCounter(models.Model):
     read-modify-write.
     """
 
-    key = models.CharField(max_length=100)
-    window = models.BigIntegerField(help_text="Seconds since the epoch // window.")
-    hits = models.PositiveIntegerField(default=0)
+    key = models.CharField(max_length=100, verbose_name=_("key"))
+    window = models.BigIntegerField(
+        help_text=_("Seconds since the epoch // window."), verbose_name=_("window")
+    )
+    hits = models.PositiveIntegerField(default=0, verbose_name=_("hits"))
 
     class Meta:
         constraints = [

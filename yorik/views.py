@@ -69,7 +69,12 @@ def render_page(
     language: str,
     status: int = 200,
 ) -> HttpResponse:
-    """Render a page in the given language (the household's)."""
+    """Render a page in the given language (the household's).
+
+    A viewer's own preferred language, which household's
+    ViewerLanguageMiddleware puts on the request, wins.
+    """
+    language = getattr(request, "preferred_language", "") or language
     with translation.override(language):
         response = render(request, template_name, context, status=status)
     response.headers["Content-Language"] = language

@@ -140,7 +140,7 @@ def test_unranked_card_navigates_to_the_contact_page(
     )
 
     page.goto(card_link(card))
-    assert page.get_by_text("Großmutter · Telefon: +49301234567").is_visible()
+    assert page.get_by_text("Großmutter · Telefon: 030 1234567").is_visible()
     assert page.locator(".pill").count() == 0
     screenshot(page, "contact_picker_unranked")
     page.get_by_role("link", name=re.compile("Gisela Becker")).click()

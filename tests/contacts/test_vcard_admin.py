@@ -34,7 +34,7 @@ def test_contact_list_offers_the_import(anna):
 
     assert response.status_code == 200
     assert f'href="{IMPORT_URL}"' in response.text
-    assert "Import vCard" in response.text
+    assert "vCard importieren" in response.text
 
 
 def test_import_page_asks_a_household_admin_only_for_the_file(anna):
@@ -54,8 +54,8 @@ def test_upload_imports_into_the_admins_household(anna, household, other_househo
         (reverse("admin:contacts_contact_changelist"), 302)
     ]
     assert (
-        "Imported the vCard file: found 5: created 5, updated 0, unchanged 0, skipped 0"
-        in response.text
+        "Die vCard-Datei ist importiert: "
+        "found 5: created 5, updated 0, unchanged 0, skipped 0" in response.text
     )
     assert "Zahnarztpraxis Dr. Schmidt" in response.text
     assert Contact.objects.filter(household=household).count() == 5
@@ -69,7 +69,7 @@ def test_dry_run_upload_shows_the_summary_and_writes_nothing(anna):
 
     assert response.redirect_chain == [(IMPORT_URL, 302)]
     assert (
-        "Dry run, nothing written: found 5: created 5, updated 0, unchanged 0, "
+        "Probelauf, nichts gespeichert: found 5: created 5, updated 0, unchanged 0, "
         "skipped 0" in response.text
     )
     assert not Contact.objects.exists()

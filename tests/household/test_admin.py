@@ -185,7 +185,7 @@ def test_lead_owner_choices_are_own_households_memberships(
     response = anna.get(reverse("admin:household_lead_add"))
 
     assert response.status_code == 200
-    assert "Ben Becker (Member)" in response.text
+    assert "Ben Becker (Mitglied)" in response.text
     assert "Yossi" not in response.text
 
 
@@ -237,7 +237,7 @@ def test_duplicate_template_id_is_a_form_error(anna, household, other_household)
 
     assert first.status_code == 302
     assert second.status_code == 200
-    assert "already exists" in second.text
+    assert "existiert bereits" in second.text
     assert LetterTemplate.objects.filter(household=household).count() == 1
 
 

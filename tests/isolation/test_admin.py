@@ -75,11 +75,31 @@ def model_admin_views() -> list[tuple[str, str]]:
     )
 
 
-def view_url(label: str, route: str, pk: object = None) -> str:
-    """Return the URL of a model admin's view, its row argument set to pk."""
+def view_url(label: str, route: str, *pks: object) -> str:
+    """Return the URL of a model admin's view, its row arguments set to pks.
+
+    A view of two rows (a pair of contacts) gets the last pk for both unless
+    two are given.
+    """
     model_path = label.replace(".", "/")
-    row_route = re.sub(r"<[^>]+>", str(pk), route)
+    values = iter(pks)
+    last = [None]
+
+    def next_pk(match: re.Match) -> str:
+        last[0] = next(values, last[0])
+        return str(last[0])
+
+    row_route = re.sub(r"<[^>]+>", next_pk, route)
     return f"{reverse('admin:index')}{model_path}/{row_route}"
+
+
+def row_pairs(side: Side, model: type[models.Model], route: str) -> list[tuple]:
+    """Return the rows to name in a row view: one, or two of a pair view."""
+    rows = rows_of(side, model)
+    if route.count("<") < 2 or not rows:
+        return [(row.pk,) for row in rows]
+    pair = list(model.objects.filter(household=side.household).order_by("pk")[:2])
+    return [tuple(row.pk for row in pair)] if len(pair) == 2 else []
 
 
 ROW_VIEWS = [(label, route) for label, route in model_admin_views() if "<" in route]
@@ -90,10 +110,18 @@ MODEL_VIEWS = [
 
 @pytest.mark.parametrize(("label", "route"), ROW_VIEWS)
 def test_bs_rows_are_out_of_reach(world, a_admin, label, route):
-    for row in rows_of(world.b, apps.get_model(label)):
-        response = a_admin.get(view_url(label, route, row.pk), follow=True)
+    model = apps.get_model(label)
+    for pks in row_pairs(world.b, model, route):
+        response = a_admin.get(view_url(label, route, *pks), follow=True)
 
         assert_out_of_reach(response)
+    if route.count("<") == 2:  # A pair: one of A's contacts, one of B's.
+        [(a_pk,)], [(b_pk,)] = (
+            row_pairs(world.a, model, ""),
+            row_pairs(world.b, model, ""),
+        )
+        assert_out_of_reach(a_admin.get(view_url(label, route, a_pk, b_pk)))
+        assert_out_of_reach(a_admin.get(view_url(label, route, b_pk, a_pk)))
 
 
 @pytest.mark.parametrize(("label", "route"), MODEL_VIEWS)
@@ -140,8 +168,9 @@ def test_changelists_show_nothing_of_b(world, a_admin, label, query):
 @pytest.mark.parametrize(("label", "route"), ROW_VIEWS)
 def test_own_rows_views_show_nothing_of_b(world, a_admin, label, route):
     """Foreign-key choices, inlines and deletion summaries stay in the household."""
-    for row in rows_of(world.a, apps.get_model(label)):
-        response = a_admin.get(view_url(label, route, row.pk), follow=True)
+    rows = row_pairs(world.a, apps.get_model(label), route)
+    for pks in rows:
+        response = a_admin.get(view_url(label, route, *pks), follow=True)
 
         assert response.status_code in {200, 403}
         assert not shows_b(response.content.decode())
@@ -293,7 +322,7 @@ def test_add_forms_refuse_bs_rows_as_choices(world, a_admin, form):
     response = a_admin.post(admin_url(model, "add"), data)
 
     assert response.status_code == 200
-    assert "Select a valid choice" in response.content.decode()
+    assert "Bitte eine gültige Auswahl treffen" in response.content.decode()
     assert model.objects.count() == before
 
 

@@ -208,7 +208,7 @@ def test_unranked_card_shows_relation_and_the_reachable_channel(client, househol
 
     assert '<html lang="de">' in response.text
     assert "Welcher Kontakt?" in response.text
-    assert "Großmutter · Telefon: +49301234567" in response.text
+    assert "Großmutter · Telefon: 030 1234567" in response.text
     assert 'class="pill' not in response.text
 
 

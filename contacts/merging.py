@@ -1,0 +1,313 @@
+"""Merge two contacts into one, remember the merged one, and dismiss non-duplicates.
+
+A merge keeps the survivor and deletes the other contact in one transaction.
+What the merged contact was known by (its ref, vCard UID and id) stays in a
+ContactMerge row of the survivor, so a later vCard import, a card or a link
+naming it finds the survivor.
+"""
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from contacts.aggregates import ADDRESS_FIELDS
+from contacts.models import (
+    Address,
+    AddressKind,
+    Contact,
+    ContactAlias,
+    ContactMerge,
+    DismissedDuplicate,
+)
+from contacts.services import update_contact
+from household.models import Household
+from people_search.engine.indexing import store_name_words
+from people_search.engine.models import Subject
+from people_search.engine.text import fold_name
+from yorik.models import Card
+
+# The contact's own fields an admin chooses between when both have a value.
+CHOSEN_FIELDS = (
+    "display_name",
+    "first_name",
+    "last_name",
+    "kind",
+    "relation",
+    "status",
+)
+# Addresses are chosen kind by kind: "address:home", "address:work", ….
+ADDRESS_CHOICES = tuple(f"address:{kind}" for kind in AddressKind.values)
+# The prefix of a vCard UID export_vcard gives a contact without one.
+EXPORTED_UID_PREFIX = "yorik-"
+
+
+class MergeRefused(ValueError):
+    """The two contacts cannot be merged (the same one, or two households)."""
+
+
+@dataclass(frozen=True)
+class FieldChoice:
+    """One field of a pair side by side: each contact's value, and if they differ."""
+
+    name: str
+    first: Any
+    second: Any
+
+    @property
+    def label(self) -> str:
+        """Return the field's name for people, in the active language."""
+        if self.name.startswith("address:"):
+            kind = AddressKind(self.name.removeprefix("address:"))
+            return f"{Address._meta.verbose_name} ({kind.label})"
+        return str(Contact._meta.get_field(self.name).verbose_name)
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.first) and bool(self.second) and self.first != self.second
+
+
+def merge_choices(first: Contact, second: Contact) -> list[FieldChoice]:
+    """Return the chosen fields and address kinds of two contacts side by side."""
+    rows = [
+        FieldChoice(name, _shown(first, name), _shown(second, name))
+        for name in CHOSEN_FIELDS
+    ]
+    first_addresses = {a.kind: a for a in first.addresses.all()}
+    second_addresses = {a.kind: a for a in second.addresses.all()}
+    for kind in AddressKind.values:
+        rows.append(
+            FieldChoice(
+                f"address:{kind}",
+                _address_text(first_addresses.get(kind)),
+                _address_text(second_addresses.get(kind)),
+            )
+        )
+    return rows
+
+
+@transaction.atomic
+def merge_contacts(
+    *,
+    survivor: Contact,
+    merged: Contact,
+    take_from_merged: Collection[str] = (),
+    merged_by: str = "",
+) -> ContactMerge:
+    """Merge `merged` into `survivor` and delete it; return the merge's record.
+
+    Fields named in `take_from_merged` (CHOSEN_FIELDS and ADDRESS_CHOICES)
+    take the merged contact's value where it has one; every other field keeps
+    the survivor's, or takes the merged contact's where the survivor has none.
+    Aliases, tags, channels and the addresses of other kinds are combined
+    without repeats, the merged contact's name becoming an alias; notes are
+    joined; the later last_contacted_at is kept. Picks on cards move to the
+    survivor, and so do the records of contacts merged into `merged` before.
+    Raise MergeRefused, or a ValidationError of the combined contact, and
+    change nothing.
+    """
+    if survivor.pk == merged.pk or survivor.household_id != merged.household_id:
+        raise MergeRefused("Only two contacts of one household can be merged.")
+    unknown = set(take_from_merged) - {*CHOSEN_FIELDS, *ADDRESS_CHOICES}
+    if unknown:
+        raise ValidationError({"take_from_merged": f"unknown fields {sorted(unknown)}"})
+    locked = Contact.objects.select_for_update().filter(
+        pk__in=[survivor.pk, merged.pk], household_id=survivor.household_id
+    )
+    contacts = {
+        contact.pk: contact
+        for contact in locked.select_related("household").prefetch_related(
+            "aliases", "channels", "addresses"
+        )
+    }
+    if len(contacts) != 2:
+        raise MergeRefused("Only two contacts of one household can be merged.")
+    keep, gone = contacts[survivor.pk], contacts[merged.pk]
+    merged_record = ContactMerge(
+        household_id=keep.household_id,
+        survivor=keep,
+        merged_contact_id=gone.pk,
+        ref=gone.ref,
+        vcard_uid=gone.vcard_uid,
+        display_name=gone.display_name,
+        merged_by=merged_by,
+        merged_at=timezone.now(),
+        choices={"taken_from_merged": sorted(take_from_merged)},
+    )
+    fields = {
+        name: _chosen(
+            getattr(keep, name), getattr(gone, name), name in take_from_merged
+        )
+        for name in CHOSEN_FIELDS
+    }
+    fields |= {
+        "tags": _combined(keep.tags, gone.tags),
+        "notes": "\n\n".join(
+            _combined([keep.notes.strip()], [gone.notes.strip()], key=str)
+        ),
+        "last_contacted_at": max(
+            (d for d in (keep.last_contacted_at, gone.last_contacted_at) if d),
+            default=None,
+        ),
+    }
+    names = [alias.name for alias in keep.aliases.all()]
+    names += [alias.name for alias in gone.aliases.all()]
+    names += [keep.display_name, gone.display_name]
+    longest = ContactAlias._meta.get_field("name").max_length
+    aliases = [
+        name
+        for name in _combined(names, [], key=fold_name)
+        if fold_name(name) != fold_name(fields["display_name"]) and len(name) <= longest
+    ]
+    channels = _combined(
+        [_channel(c) for c in keep.channels.all()],
+        [_channel(c) for c in gone.channels.all()],
+        key=lambda channel: (channel["kind"], channel["value"]),
+    )
+    addresses = _addresses(keep, gone, take_from_merged)
+    # What points at the merged contact moves before it is deleted, which
+    # would null the picks and delete the records and dismissals naming it.
+    ContactMerge.objects.filter(
+        household_id=keep.household_id, survivor_id=gone.pk
+    ).update(survivor=keep)
+    Card.objects.filter(
+        household_id=keep.household_id, picked_contact_id=gone.pk
+    ).update(picked_contact=keep)
+    _move_dismissals(household_id=keep.household_id, gone_id=gone.pk, keep=keep)
+    # Deleted before the survivor is written: its ref and vCard UID are free.
+    gone.delete()
+    store_name_words(
+        household_id=keep.household_id, subject=Subject.CONTACT, names={gone.pk: None}
+    )
+    update_contact(
+        contact=keep, aliases=aliases, channels=channels, addresses=addresses, **fields
+    )
+    merged_record.save()
+    return merged_record
+
+
+def survivor_ids(*, household: Household, contact_ids: Iterable[int]) -> dict[int, int]:
+    """Return, for each id among these of a contact merged away, its survivor's id."""
+    return dict(
+        ContactMerge.objects.filter(
+            household=household, merged_contact_id__in=list(contact_ids)
+        ).values_list("merged_contact_id", "survivor_id")
+    )
+
+
+def merged_vcard_uids(*, household: Household) -> dict[str, int]:
+    """Return the vCard UIDs of merged-away contacts, each with its survivor's id.
+
+    A contact exported without a UID was given `yorik-<ref>`; that one counts too.
+    """
+    uids: dict[str, int] = {}
+    for ref, uid, survivor_id in ContactMerge.objects.filter(
+        household=household
+    ).values_list("ref", "vcard_uid", "survivor_id"):
+        uids[f"{EXPORTED_UID_PREFIX}{ref}"] = survivor_id
+        if uid:
+            uids[uid] = survivor_id
+    return uids
+
+
+@transaction.atomic
+def dismiss_duplicate(
+    *, first: Contact, second: Contact, dismissed_by: str = ""
+) -> DismissedDuplicate:
+    """Remember that two contacts are not the same person; never propose them again."""
+    if first.pk == second.pk or first.household_id != second.household_id:
+        raise MergeRefused("Only two contacts of one household can be told apart.")
+    low, high = sorted((first, second), key=lambda contact: contact.pk)
+    dismissal, _ = DismissedDuplicate.objects.get_or_create(
+        first=low,
+        second=high,
+        defaults={
+            "household_id": low.household_id,
+            "dismissed_by": dismissed_by,
+            "dismissed_at": timezone.now(),
+        },
+    )
+    return dismissal
+
+
+def _move_dismissals(*, household_id: int, gone_id: int, keep: Contact) -> None:
+    """Keep the merged contact's dismissed pairs as the survivor's."""
+    dismissals = DismissedDuplicate.objects.filter(household_id=household_id).filter(
+        Q(first_id=gone_id) | Q(second_id=gone_id)
+    )
+    for dismissal in dismissals:
+        other_id = (
+            dismissal.second_id if dismissal.first_id == gone_id else dismissal.first_id
+        )
+        if other_id == keep.pk:
+            continue
+        low, high = sorted((keep.pk, other_id))
+        DismissedDuplicate.objects.get_or_create(
+            first_id=low,
+            second_id=high,
+            defaults={
+                "household_id": household_id,
+                "dismissed_by": dismissal.dismissed_by,
+                "dismissed_at": dismissal.dismissed_at,
+            },
+        )
+
+
+def _chosen(kept: Any, merged: Any, take_merged: bool) -> Any:
+    if take_merged and merged:
+        return merged
+    return kept or merged
+
+
+def _combined(first: Iterable[Any], second: Iterable[Any], key: Any = None) -> list:
+    """Return the items of both in order, without repeats (by key) or empties."""
+    seen = set()
+    combined = []
+    for item in [*first, *second]:
+        identity = key(item) if key else item
+        if not item or identity in seen:
+            continue
+        seen.add(identity)
+        combined.append(item)
+    return combined
+
+
+def _channel(channel: Any) -> dict[str, str]:
+    return {"kind": channel.kind, "value": channel.value, "label": channel.label}
+
+
+def _addresses(
+    keep: Contact, gone: Contact, take_from_merged: Collection[str]
+) -> list[dict[str, str]]:
+    kept = {a.kind: a for a in keep.addresses.all()}
+    merged = {a.kind: a for a in gone.addresses.all()}
+    chosen = []
+    for kind in AddressKind.values:
+        address = kept.get(kind)
+        if kind in merged and (
+            address is None or f"address:{kind}" in take_from_merged
+        ):
+            address = merged[kind]
+        if address is not None:
+            chosen.append(
+                {
+                    "kind": kind,
+                    **{field: getattr(address, field) for field in ADDRESS_FIELDS},
+                }
+            )
+    return chosen
+
+
+def _shown(contact: Contact, name: str) -> Any:
+    """Return a field's value as people read it: a choice by its label."""
+    field = Contact._meta.get_field(name)
+    value = getattr(contact, name)
+    return dict(field.flatchoices).get(value, value) if field.choices else value
+
+
+def _address_text(address: Any) -> str:
+    return str(address) if address is not None else ""

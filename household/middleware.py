@@ -1,0 +1,50 @@
+"""Speak to a logged-in person in their own language, else their household's."""
+
+from collections.abc import Callable
+
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils import translation
+
+from household.selectors import membership_for_user
+
+
+class ViewerLanguageMiddleware:
+    """Activate the language of the person behind the request.
+
+    Runs after authentication and LocaleMiddleware. A person's preferred
+    language (their profile's) is activated everywhere and kept on the request
+    as `preferred_language`, which yorik.views.render_page lets win over a
+    page's own language. On admin pages a person without a preference gets
+    their household's language. Anyone else, the login pages included, keeps
+    what LocaleMiddleware read from Accept-Language (or the site default).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        language = self._language(request)
+        if not language:
+            return self.get_response(request)
+        request.LANGUAGE_CODE = language
+        # Overridden, not activated: the thread's next request starts afresh.
+        with translation.override(language):
+            response = self.get_response(request)
+        response.headers.setdefault("Content-Language", language)
+        return response
+
+    def _language(self, request: HttpRequest) -> str:
+        request.preferred_language = ""
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return ""
+        membership = membership_for_user(user)
+        if membership is None:
+            return ""
+        request.preferred_language = membership.profile.language
+        if request.preferred_language:
+            return request.preferred_language
+        if request.path_info.startswith(reverse("admin:index")):
+            return membership.household.language
+        return ""
