@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from household.selectors import membership_for_user
+from yorik.errors import DATABASE_ERRORS, database_unavailable, unavailable
 
 
 class ViewerLanguageMiddleware:
@@ -24,7 +25,13 @@ class ViewerLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        language = self._language(request)
+        try:
+            language = self._language(request)
+        except DATABASE_ERRORS as error:
+            # Raised here, before any view, it would be a 500: answer as
+            # yorik.middleware.DatabaseUnavailableMiddleware does for views.
+            database_unavailable(error)
+            return unavailable(request)
         if not language:
             return self.get_response(request)
         request.LANGUAGE_CODE = language

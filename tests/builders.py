@@ -9,7 +9,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
-from django.test import TestCase
+from django.http import HttpRequest
+from django.test import Client, TestCase
 
 from contacts.models import Contact
 from contacts.services import create_contact
@@ -71,3 +72,10 @@ def build_lead(household: Household, first_name: str, **fields: Any) -> Lead:
 @committed
 def build_contact(household: Household, display_name: str, **fields: Any) -> Contact:
     return create_contact(household=household, display_name=display_name, **fields)
+
+
+class LoginClient(Client):
+    """Django's test client; login() passes a request, which django-axes counts by."""
+
+    def login(self, **credentials):
+        return super().login(request=HttpRequest(), **credentials)

@@ -1,22 +1,23 @@
 import json
 
 import pytest
-from django.http import HttpRequest
 from django.test import Client
+from django.utils import translation
 
-from tests.builders import build_household, build_member
+from tests.builders import LoginClient, build_household, build_member
+
+
+@pytest.fixture(autouse=True)
+def site_language_after_each_test():
+    """A German page leaves its thread German (LocaleMiddleware activates the
+    language and nothing resets it); the next test starts in the site's own."""
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-class LoginClient(Client):
-    """Django's test client; login() passes a request, which django-axes counts by."""
-
-    def login(self, **credentials):
-        return super().login(request=HttpRequest(), **credentials)
 
 
 @pytest.fixture

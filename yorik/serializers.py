@@ -135,11 +135,17 @@ def flatten_errors(detail: Any, path: str = "") -> list[tuple[str, str]]:
 
 
 class StrictCharField(serializers.CharField):
-    """A string field that refuses numbers and booleans instead of coercing them."""
+    """A string field that refuses numbers and booleans instead of coercing them.
+
+    Its maximum length holds for the text as sent, as the schema says, not
+    only once surrounding whitespace is trimmed.
+    """
 
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
 
 

@@ -14,7 +14,7 @@ from contacts.merging import dismiss_duplicate, merge_contacts
 from contacts.models import Contact, ContactMerge, DismissedDuplicate
 from contacts.vcard_import import import_vcards
 from household.models import Household
-from tests.builders import PASSWORD, build_contact, build_member
+from tests.builders import PASSWORD, LoginClient, build_contact, build_member
 from yorik.bundles import BundleError, export_household, import_household
 from yorik.cards import create_card
 
@@ -29,7 +29,7 @@ def pair_url(first, second):
 
 @pytest.fixture
 def anna(admin_membership) -> Client:
-    client = Client()
+    client = LoginClient()
     assert client.login(username="anna", password=PASSWORD)
     return client
 
@@ -37,7 +37,7 @@ def anna(admin_membership) -> Client:
 @pytest.fixture
 def dana(other_household) -> Client:
     build_member(other_household, "dana", role="admin", last_name="Levi")
-    client = Client()
+    client = LoginClient()
     assert client.login(username="dana", password=PASSWORD)
     return client
 

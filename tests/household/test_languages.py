@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from household.models import UserProfile
-from tests.builders import PASSWORD, build_contact, build_member
+from tests.builders import PASSWORD, LoginClient, build_contact, build_member
 from yorik.bundles import export_household, import_household
 from yorik.cards import create_card
 
@@ -22,7 +22,7 @@ CATALOGS = [
 
 
 def logged_in(membership) -> Client:
-    client = Client()
+    client = LoginClient()
     assert client.login(username=membership.profile.username, password=PASSWORD)
     return client
 

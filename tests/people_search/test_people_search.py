@@ -373,3 +373,10 @@ def test_query_without_words_or_digits_finds_nobody(api, dana, query):
     assert search(api, query)["items"] == []
     response = api.call("search_anything", {"query": query})
     assert response.status_code == 200, response.content
+
+
+def test_a_query_longer_than_100_characters_is_refused_even_with_spaces_around(api):
+    response = api.call("people_search", {"query": "\u00a0" + "a" * 100})
+
+    assert response.status_code == 400
+    assert response.json()["error"]["fields"]["query"]
