@@ -30,6 +30,7 @@ from contacts.duplicates import propose_duplicates
 from contacts.merging import (
     FieldChoice,
     dismiss_duplicate,
+    field_label,
     merge_choices,
     merge_contacts,
 )
@@ -212,7 +213,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                             localtime(merge.merged_at), "SHORT_DATETIME_FORMAT"
                         ),
                         _("taken from it"),
-                        ", ".join(merge.choices.get("taken_from_merged", [])) or "—",
+                        _field_labels(merge.choices.get("taken_from_merged", [])),
                     )
                     for merge in merges
                 ),
@@ -340,7 +341,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
             for message in error.messages:
                 self.message_user(request, message, messages.ERROR)
             return redirect(request.path)
-        taken = ", ".join(merge.choices["taken_from_merged"]) or "—"
+        taken = _field_labels(merge.choices["taken_from_merged"])
         self.log_change(
             request,
             survivor,
@@ -427,6 +428,11 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 self.message_user(request, more_lines(more), messages.WARNING)
 
 
+def _field_labels(names: list[str]) -> str:
+    """Return merged fields by their names for people, or a dash for none."""
+    return ", ".join(field_label(name) for name in names) or "—"
+
+
 def _more_skipped_cards(count: int) -> str:
     return ngettext(
         "… and %(count)d more skipped card.",
@@ -500,7 +506,7 @@ class CardDavAccountForm(HouseholdScopedForm):
         others = CardDavAccount.objects.filter(household=household)
         if others.exclude(pk=self.instance.pk).exists():
             raise forms.ValidationError(
-                "The household has a CardDAV account already; change that one."
+                _("The household has a CardDAV account already; change that one.")
             )
         password = cleaned.get("password")
         if not password and self.instance.pk is not None:
@@ -509,13 +515,15 @@ class CardDavAccountForm(HouseholdScopedForm):
             except UnreadableSecret as error:
                 raise forms.ValidationError(str(error)) from error
         if not password:
-            raise forms.ValidationError({"password": "Give the password."})
+            raise forms.ValidationError({"password": _("Give the password.")})
         try:
             self.address_book = check_account(
                 url=cleaned["url"], username=cleaned["username"], password=password
             )
         except CardDavError as error:
-            raise forms.ValidationError(f"Nothing stored: {error}") from error
+            raise forms.ValidationError(
+                _("Nothing stored: %(error)s") % {"error": error}
+            ) from error
         cleaned["password"] = password
         return cleaned
 
@@ -554,7 +562,7 @@ class CardDavAccountAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
             address_book=form.address_book,
         )
 
-    @admin.action(description="Sync the selected accounts with their servers now")
+    @admin.action(description=_("Sync the selected accounts with their servers now"))
     def sync_now(self, request: HttpRequest, queryset: Any) -> None:
         for account in queryset.select_related("household"):
             report = sync_carddav(account=account)
@@ -562,19 +570,33 @@ class CardDavAccountAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
             if report.error:
                 self.message_user(
                     request,
-                    f"{where}: the sync stopped ({report.error}); so far {report}. "
-                    "Cards not done are unchanged; sync again to resume.",
+                    _(
+                        "%(household)s: the sync stopped (%(error)s); so far "
+                        "%(report)s. Cards not done are unchanged; sync again to "
+                        "resume."
+                    )
+                    % {"household": where, "error": report.error, "report": report},
                     messages.ERROR,
                 )
             else:
                 level = messages.WARNING if report.skipped else messages.SUCCESS
                 self.message_user(request, f"{where}: {report}", level)
             lines = [
-                f"Conflict, the server's value kept: {c}" for c in report.conflicts
+                _("Conflict, the server's value kept: %(conflict)s")
+                % {"conflict": conflict}
+                for conflict in report.conflicts
             ]
-            lines += [f"Skipped {problem}" for problem in report.skipped]
+            lines += [
+                _("Skipped %(problem)s") % {"problem": problem}
+                for problem in report.skipped
+            ]
             for line in lines[:MAX_PROBLEM_MESSAGES]:
                 self.message_user(request, line, messages.WARNING)
             if len(lines) > MAX_PROBLEM_MESSAGES:
                 more = len(lines) - MAX_PROBLEM_MESSAGES
-                self.message_user(request, f"… and {more} more.", messages.WARNING)
+                self.message_user(
+                    request,
+                    ngettext("… and %(count)d more.", "… and %(count)d more.", more)
+                    % {"count": more},
+                    messages.WARNING,
+                )

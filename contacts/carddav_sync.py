@@ -47,6 +47,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Prefetch
 from django.utils import timezone
+from django.utils.translation import gettext
 from tqdm import tqdm
 
 from contacts.aggregates import contact_document
@@ -152,11 +153,17 @@ class SyncReport:
     error: str = ""
 
     def __str__(self) -> str:
-        return (
-            f"pulled {self.pulled}, pushed {self.pushed}, "
-            f"conflicts {len(self.conflicts)}, archived {self.archived}, "
-            f"skipped {len(self.skipped)}"
-        )
+        """Return the counts in the active language (the command's is English)."""
+        return gettext(
+            "pulled %(pulled)d, pushed %(pushed)d, conflicts %(conflicts)d, "
+            "archived %(archived)d, skipped %(skipped)d"
+        ) % {
+            "pulled": self.pulled,
+            "pushed": self.pushed,
+            "conflicts": len(self.conflicts),
+            "archived": self.archived,
+            "skipped": len(self.skipped),
+        }
 
 
 # Accounts
@@ -465,9 +472,10 @@ class _Sync:
             for number, (href, etag, text, card) in enumerate(readable, start=1):
                 contact = contacts.get(card["vcard_uid"])
                 if contact is None:
-                    self.report.skipped.append(
-                        f"{href}: {_problem_of(summary.problems, number)}"
+                    problem = summary.skipped_cards.get(
+                        number, "the importer skipped it"
                     )
+                    self.report.skipped.append(f"{href}: {problem}")
                     continue
                 created.append(
                     self._remember(contact, href, etag, text, _as_synced(card))
@@ -690,18 +698,6 @@ def _with_conflict_notes(notes: str, conflicts: list[tuple[str, Any]]) -> str:
         for key, value in conflicts
     ]
     return "\n\n".join(part for part in (notes, "\n".join(lines)) if part)
-
-
-def _problem_of(problems: list[str], number: int) -> str:
-    prefix = f"card {number} "
-    return next(
-        (
-            problem
-            for problem in problems
-            if problem.startswith((prefix, f"card {number}:"))
-        ),
-        "the importer skipped it",
-    )
 
 
 # Cards as text

@@ -60,15 +60,23 @@ class FieldChoice:
 
     @property
     def label(self) -> str:
-        """Return the field's name for people, in the active language."""
-        if self.name.startswith("address:"):
-            kind = AddressKind(self.name.removeprefix("address:"))
-            return f"{Address._meta.verbose_name} ({kind.label})"
-        return str(Contact._meta.get_field(self.name).verbose_name)
+        return field_label(self.name)
 
     @property
     def differs(self) -> bool:
         return bool(self.first) and bool(self.second) and self.first != self.second
+
+
+def field_label(name: str) -> str:
+    """Return a chosen field's name for people, in the active language.
+
+    `name` is one of CHOSEN_FIELDS or ADDRESS_CHOICES: "relation" reads
+    "Beziehung", "address:home" "Adresse (Privat)" in German.
+    """
+    if name.startswith("address:"):
+        kind = AddressKind(name.removeprefix("address:"))
+        return f"{Address._meta.verbose_name} ({kind.label})"
+    return str(Contact._meta.get_field(name).verbose_name)
 
 
 def merge_choices(first: Contact, second: Contact) -> list[FieldChoice]:

@@ -7,8 +7,8 @@ from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
 from django.db import models
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from household.models import Household, trigram_index
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
@@ -181,18 +181,18 @@ def normalize_channel_value(kind: str, value: str, region: str) -> str:
     """Return a channel value in its stored form, or raise a ValueError.
 
     Phones become E.164 read in the household's region, emails lower case;
-    chat ids are kept as given.
+    chat ids are kept as given. The error says why in the active language.
     """
     value = (value or "").strip()
     if not value:
-        raise ValueError("must not be empty")
+        raise ValueError(gettext("must not be empty"))
     if kind == ChannelKind.PHONE:
         return parse_phone(value, region).e164
     if kind == ChannelKind.EMAIL:
         try:
             validate_email(value)
         except ValidationError as error:
-            raise ValueError("not an email address") from error
+            raise ValueError(gettext("not an email address")) from error
         return value.lower()
     return value
 

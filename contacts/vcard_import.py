@@ -76,6 +76,11 @@ and written together at the end (contacts.services.create_checked_contacts),
 an update of a stored contact in its own savepoint, so a card that fails
 validation leaves nothing behind. A dry run does all of it and rolls back,
 so its summary is what a real run would report.
+
+Language. Problems and warnings are written in the language active during
+the import, the summary's counts in the one active when it is shown: an
+admin's upload reports in the admin's language, `manage.py import_vcard` in
+the site's (English).
 """
 
 import codecs
@@ -92,6 +97,8 @@ from urllib.parse import unquote
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from tqdm import tqdm
 from vobject.base import (
     ContentLine,
@@ -182,32 +189,43 @@ _IDENTITY_KINDS = (ChannelKind.PHONE, ChannelKind.EMAIL)
 class ImportSummary:
     """What an import did.
 
-    Each skipped card has one line in `problems`; each value dropped from a
-    kept card, and each note about the file (lines read in the fallback
-    charset), one in `warnings`. `file_problem` says why a file gave no card
-    at all (empty, not a vCard file).
+    Each skipped card has one line in `skipped_cards`, by its number; each
+    value dropped from a kept card, and each note about the file (lines read
+    in the fallback charset), one in `warnings`. `file_problem` says why a
+    file gave no card at all (empty, not a vCard file).
     """
 
     created: int = 0
     updated: int = 0
     unchanged: int = 0
-    problems: list[str] = field(default_factory=list)
+    skipped_cards: dict[int, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     file_problem: str = ""
 
     @property
+    def problems(self) -> list[str]:
+        """Return the skipped cards' lines in the file's order."""
+        return list(self.skipped_cards.values())
+
+    @property
     def skipped(self) -> int:
-        return len(self.problems)
+        return len(self.skipped_cards)
 
     @property
     def found(self) -> int:
         return self.created + self.updated + self.unchanged + self.skipped
 
     def __str__(self) -> str:
-        return (
-            f"found {self.found}: created {self.created}, updated {self.updated}, "
-            f"unchanged {self.unchanged}, skipped {self.skipped}"
-        )
+        return _(
+            "found %(found)d: created %(created)d, updated %(updated)d, "
+            "unchanged %(unchanged)d, skipped %(skipped)d"
+        ) % {
+            "found": self.found,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+        }
 
 
 @dataclass
@@ -238,8 +256,15 @@ class _Card:
 
     def report(self, problem: str) -> str:
         if self.name:
-            return f"card {self.number} ({self.name}): {problem}"
-        return f"card {self.number}: {problem}"
+            return _("card %(number)d (%(name)s): %(problem)s") % {
+                "number": self.number,
+                "name": self.name,
+                "problem": problem,
+            }
+        return _("card %(number)d: %(problem)s") % {
+            "number": self.number,
+            "problem": problem,
+        }
 
 
 def import_vcards(
@@ -274,13 +299,15 @@ def import_vcards(
         )
         for card in progress:
             if card.problems:
-                summary.problems.append(card.report("; ".join(card.problems)))
+                summary.skipped_cards[card.number] = card.report(
+                    "; ".join(card.problems)
+                )
                 continue
             summary.warnings += [card.report(dropped) for dropped in card.dropped]
             try:
                 outcome = book.write(card.contact, named=card.named)
             except ValidationError as error:
-                summary.problems.append(card.report(_describe(error)))
+                summary.skipped_cards[card.number] = card.report(_describe(error))
                 continue
             setattr(summary, outcome, getattr(summary, outcome) + 1)
         book.create_new_contacts()
@@ -322,12 +349,15 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
     listed = ", ".join(str(number) for number in guessed[:_LISTED_LINES])
     more = len(guessed) - _LISTED_LINES
     if more > 0:
-        listed += f" and {more} more"
-    noun = "line" if len(guessed) == 1 else "lines"
-    return "\n".join(texts), [
-        f"The file is not UTF-8 and names no charset for {noun} {listed}: "
-        "read as Windows-1252; check their accented letters."
-    ]
+        listed = _("%(lines)s and %(count)d more") % {"lines": listed, "count": more}
+    warning = ngettext(
+        "The file is not UTF-8 and names no charset for line %(lines)s: "
+        "read as Windows-1252; check its accented letters.",
+        "The file is not UTF-8 and names no charset for lines %(lines)s: "
+        "read as Windows-1252; check their accented letters.",
+        len(guessed),
+    ) % {"lines": listed}
+    return "\n".join(texts), [warning]
 
 
 def _decoded_line(line: bytes, charset: str) -> str | None:
@@ -349,10 +379,10 @@ def _decoded_line(line: bytes, charset: str) -> str | None:
 def _not_a_vcard_file(text: str) -> str:
     """Return why a text without a single card is no vCard file."""
     if not text.strip():
-        return "The file is empty."
+        return _("The file is empty.")
     if "BEGIN:VCALENDAR" in text.upper():
-        return "The file is an iCalendar file (BEGIN:VCALENDAR), not a vCard file."
-    return "The file holds no vCard: it has no BEGIN:VCARD line."
+        return _("The file is an iCalendar file (BEGIN:VCALENDAR), not a vCard file.")
+    return _("The file holds no vCard: it has no BEGIN:VCARD line.")
 
 
 def _split_cards(text: str) -> list[_RawCard]:
@@ -367,7 +397,9 @@ def _split_cards(text: str) -> list[_RawCard]:
         marker = line.rstrip().upper()
         if marker == "BEGIN:VCARD":
             if current is not None:
-                current.problem = f"no END:VCARD before line {number}"
+                current.problem = _("no END:VCARD before line %(line)d") % {
+                    "line": number
+                }
             current = _RawCard(len(cards) + 1, number, [line])
             cards.append(current)
             stray = []
@@ -381,7 +413,8 @@ def _split_cards(text: str) -> list[_RawCard]:
                         len(cards) + 1,
                         stray_start,
                         [*stray, line],
-                        problem=f"no BEGIN:VCARD before line {number}",
+                        problem=_("no BEGIN:VCARD before line %(line)d")
+                        % {"line": number},
                     )
                 )
                 stray = []
@@ -392,7 +425,7 @@ def _split_cards(text: str) -> list[_RawCard]:
                 stray_start = number
             stray.append(line)
     if current is not None:
-        current.problem = "no END:VCARD at the end of the file"
+        current.problem = _("no END:VCARD at the end of the file")
     return cards
 
 
@@ -413,14 +446,18 @@ def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
         line_number = raw.first_line + max(number, 1) - 1
         if not _PROPERTY.match(text):
             dropped.append(
-                f"line {line_number} ignored: not a vCard property: {text[:40]!r}"
+                _("line %(line)d ignored: not a vCard property: %(text)s")
+                % {"line": line_number, "text": repr(text[:40])}
             )
             continue
         try:
             lines.append(textLineToContentLine(text, number))
         except (VObjectError, ValueError, LookupError) as error:
             reason = error.msg if isinstance(error, VObjectError) else str(error)
-            dropped.append(f"line {line_number} ignored: cannot be read: {reason}")
+            dropped.append(
+                _("line %(line)d ignored: cannot be read: %(reason)s")
+                % {"line": line_number, "reason": reason}
+            )
     card = _CardReader(raw.number, region, language).read(lines)
     card.dropped[:0] = dropped
     return card
@@ -539,7 +576,8 @@ class _CardReader:
             self.channel_texts.append(written or value)
         elif label and label != twin["label"] and prop:
             self.card.dropped.append(
-                f"{prop} {written!r} ignored: the card has {value} already"
+                _("%(property)s %(written)s ignored: the card has %(value)s already")
+                % {"property": prop, "written": repr(written), "value": value}
             )
 
     def _read_fn(self, line: ContentLine) -> None:
@@ -555,7 +593,8 @@ class _CardReader:
         kind = _text(line.value).lower()
         if kind == "group":
             self.card.problems.append(
-                f"is a contact group ({line.name}), not a contact"
+                _("is a contact group (%(property)s), not a contact")
+                % {"property": line.name}
             )
         self.kind = {"org": ContactKind.BUSINESS, "individual": ContactKind.PERSON}.get(
             kind, self.kind
@@ -608,7 +647,7 @@ class _CardReader:
                 label = label or (scheme[1].upper() if scheme else "")
                 self._add_channel(ChannelKind.OTHER, address.strip(), label, raw, "TEL")
             else:
-                self.card.dropped.append(f"TEL {raw!r} ignored: {error}")
+                self.card.dropped.append(_ignored("TEL", raw, error))
             return
         words = DIALLING_LABELS[self.language]
         parts = [label] if label else []
@@ -628,7 +667,7 @@ class _CardReader:
         try:
             value = normalize_channel_value(ChannelKind.EMAIL, address, self.region)
         except ValueError as error:
-            self.card.dropped.append(f"EMAIL {raw!r} ignored: {error}")
+            self.card.dropped.append(_ignored("EMAIL", raw, error))
             return
         label = self._type_label(line)
         self._add_channel(ChannelKind.EMAIL, value, label, address, "EMAIL")
@@ -734,7 +773,7 @@ class _CardReader:
             self.card.named = False
         self.card.name = display_name
         if not display_name:
-            self.card.problems.append("has no name, organisation or channel")
+            self.card.problems.append(_("has no name, organisation or channel"))
         self.card.contact = {
             "display_name": display_name,
             "first_name": " ".join(part for part in (given, additional) if part),
@@ -790,6 +829,15 @@ class _CardReader:
         "RELATED": _read_related,
         "X-ABRELATEDNAMES": _read_x_abrelatednames,
         "X-ANDROID-CUSTOM": _read_x_android_custom,
+    }
+
+
+def _ignored(prop: str, raw: str, error: ValueError) -> str:
+    """Return the warning for a value of a kept card that cannot be used."""
+    return _("%(property)s %(value)s ignored: %(reason)s") % {
+        "property": prop,
+        "value": repr(raw),
+        "reason": error,
     }
 
 
@@ -1101,7 +1149,12 @@ def read_vcard(text: str, *, household: Household) -> tuple[dict[str, Any], str]
     """
     raws = _split_cards(text)
     if len(raws) != 1:
-        return {}, f"holds {len(raws)} cards instead of one"
+        count = len(raws)
+        return {}, ngettext(
+            "holds %(count)d card instead of one",
+            "holds %(count)d cards instead of one",
+            count,
+        ) % {"count": count}
     card = _read_card(
         raws[0], region=household.default_region, language=household.language
     )

@@ -5,10 +5,18 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 import phonenumbers
+from django.utils.translation import gettext
 
 
 class InvalidPhoneNumber(ValueError):
     """The text is not a possible phone number in the given region."""
+
+
+def _not_a_phone(region: str) -> InvalidPhoneNumber:
+    """Return the error in the active language: an admin form shows it as is."""
+    return InvalidPhoneNumber(
+        gettext("not a phone number for region %(region)s") % {"region": region.upper()}
+    )
 
 
 @dataclass(frozen=True)
@@ -48,15 +56,13 @@ def _parse_phone(raw: str, region: str) -> PhoneNumber:
     try:
         number = phonenumbers.parse(text, region.upper())
     except phonenumbers.NumberParseException as error:
-        raise InvalidPhoneNumber(
-            f"not a phone number for region {region.upper()}"
-        ) from error
+        raise _not_a_phone(region) from error
     possible = (
         phonenumbers.is_possible_number_with_reason(number)
         == phonenumbers.ValidationResult.IS_POSSIBLE
     )
     if not possible or any(char.isalpha() for char in text):
-        raise InvalidPhoneNumber(f"not a phone number for region {region.upper()}")
+        raise _not_a_phone(region)
     return PhoneNumber(
         e164=phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
         nsn=phonenumbers.national_significant_number(number),
@@ -119,9 +125,7 @@ def _parse_tel_uri(uri: str, region: str) -> DialledNumber:
     try:
         parsed = phonenumbers.parse(uri, region.upper())
     except phonenumbers.NumberParseException as error:
-        raise InvalidPhoneNumber(
-            f"not a phone number for region {region.upper()}"
-        ) from error
+        raise _not_a_phone(region) from error
     e164 = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
     return DialledNumber(parse_phone(e164, region), parsed.extension or "")
 

@@ -2,6 +2,7 @@
 
 import dataclasses
 import io
+import re
 import socket
 import threading
 import time
@@ -630,21 +631,41 @@ def test_the_admin_refuses_a_wrong_password_and_stores_nothing(anna, phone):
     assert not CardDavAccount.objects.exists()
 
 
-def test_the_admin_action_syncs_and_reports(anna, household, phone, monkeypatch):
-    phone.put("anna.vcf", vcard("Anna Roth", ANNA))
-    connect(household, phone, monkeypatch)
+def sync_in_admin(client, household) -> str:
+    """Run the admin's sync action on the household's account; return the page."""
     account = CardDavAccount.objects.get(household=household)
-
-    response = anna.post(
+    response = client.post(
         reverse("admin:contacts_carddavaccount_changelist"),
         {"action": "sync_now", "_selected_action": [account.pk]},
         follow=True,
     )
+    return response.content.decode()
 
-    assert "pulled 1, pushed 0, conflicts 0, archived 0, skipped 0" in (
-        response.content.decode()
-    )
+
+def test_the_admin_action_syncs_and_reports(anna, household, phone, monkeypatch):
+    phone.put("anna.vcf", vcard("Anna Roth", ANNA))
+    connect(household, phone, monkeypatch)
+
+    text = sync_in_admin(anna, household)
+
+    assert "1 geholt, 0 übertragen, 0 Konflikte, 0 archiviert, 0 übersprungen" in text
     assert contact(household, "Anna Roth")
+
+
+def test_the_admin_action_says_why_the_importer_skipped_a_new_card(
+    anna, household, phone, monkeypatch
+):
+    phone.put("anna.vcf", vcard("Anna Roth", ANNA, f"NICKNAME:{'A' * 250}"))
+    phone.put("bernd.vcf", vcard("Bernd Kurz", BERND))
+    connect(household, phone, monkeypatch)
+
+    text = sync_in_admin(anna, household)
+
+    assert "1 geholt, 0 übertragen, 0 Konflikte, 0 archiviert, 1 übersprungen" in text
+    # The importer's own reason, in the admin's language, by the card's href.
+    assert re.search(r"Übersprungen: /\S+/anna\.vcf: Karte \d \(Anna Roth\): ", text)
+    assert "the importer skipped it" not in text
+    assert contact(household, "Bernd Kurz")
 
 
 def test_a_sync_started_while_another_runs_stops_and_changes_nothing(

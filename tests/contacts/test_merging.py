@@ -204,6 +204,27 @@ def test_a_merge_is_in_the_survivors_history(anna, gisela, mama):
     assert "Gisela Becker" in history.content.decode()
 
 
+def test_the_history_names_the_fields_taken_in_the_admins_language(anna, gisela, mama):
+    anna.post(
+        pair_url(gisela, mama),
+        {
+            "survivor": "first",
+            "relation": "second",
+            "address:home": "second",
+            "merge": "1",
+        },
+    )
+
+    change = anna.get(reverse("admin:contacts_contact_change", args=[gisela.pk]))
+    history = anna.get(reverse("admin:contacts_contact_history", args=[gisela.pk]))
+
+    taken = "davon übernommen: Adresse (Privat), Beziehung"
+    assert taken in change.content.decode()
+    assert taken in history.content.decode()
+    assert "address:home" not in change.content.decode()
+    assert "address:home" not in history.content.decode()
+
+
 def test_the_survivor_is_found_by_the_merged_contacts_name(anna, api, gisela, mama):
     anna.post(pair_url(gisela, mama), {"survivor": "first", "merge": "1"})
 

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from contacts.models import Contact
-from household.models import Membership
+from household.models import Membership, UserProfile
 
 SAMPLES = Path(__file__).parent / "vcards"
 PASSWORD = "correct-horse-battery"
@@ -54,8 +54,8 @@ def test_upload_imports_into_the_admins_household(anna, household, other_househo
         (reverse("admin:contacts_contact_changelist"), 302)
     ]
     assert (
-        "Die vCard-Datei ist importiert: "
-        "found 5: created 5, updated 0, unchanged 0, skipped 0" in response.text
+        "Die vCard-Datei ist importiert: 5 gefunden: 5 neu angelegt, "
+        "0 aktualisiert, 0 unverändert, 0 übersprungen" in response.text
     )
     assert "Zahnarztpraxis Dr. Schmidt" in response.text
     assert Contact.objects.filter(household=household).count() == 5
@@ -69,13 +69,32 @@ def test_dry_run_upload_shows_the_summary_and_writes_nothing(anna):
 
     assert response.redirect_chain == [(IMPORT_URL, 302)]
     assert (
-        "Probelauf, nichts gespeichert: found 5: created 5, updated 0, unchanged 0, "
-        "skipped 0" in response.text
+        "Probelauf, nichts gespeichert: 5 gefunden: 5 neu angelegt, "
+        "0 aktualisiert, 0 unverändert, 0 übersprungen" in response.text
     )
     assert not Contact.objects.exists()
 
 
 def test_skipped_cards_are_listed_with_number_and_name(anna):
+    response = anna.post(IMPORT_URL, {"file": upload("broken.vcf")}, follow=True)
+
+    assert (
+        "8 gefunden: 6 neu angelegt, 0 aktualisiert, 0 unverändert, 2 übersprungen"
+        in response.text
+    )
+    assert (
+        "Karte 4 (Max Mustermann): TEL &#x27;abc&#x27; ignoriert: "
+        "keine Telefonnummer für die Region DE" in response.text
+    )
+    assert "Karte 5 (Hanna Halbfertig): kein END:VCARD vor Zeile 31" in response.text
+    assert "Karte 8 (Otto Ohneanfang): kein BEGIN:VCARD vor Zeile 46" in response.text
+
+
+def test_an_admin_preferring_english_reads_the_report_in_english(
+    anna, admin_membership
+):
+    UserProfile.objects.filter(pk=admin_membership.profile_id).update(language="en")
+
     response = anna.post(IMPORT_URL, {"file": upload("broken.vcf")}, follow=True)
 
     assert "found 8: created 6, updated 0, unchanged 0, skipped 2" in response.text

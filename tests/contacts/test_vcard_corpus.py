@@ -390,15 +390,20 @@ def upload(path: Path) -> SimpleUploadedFile:
 
 
 @pytest.mark.django_db
-def test_admin_upload_reports_ignored_values(anna, household):
+def test_admin_upload_reports_ignored_values_in_the_households_language(
+    anna, household
+):
     response = anna.post(
         IMPORT_URL, {"file": upload(CORPUS / "outlook-2003.vcf")}, follow=True
     )
 
-    assert "found 3: created 3, updated 0, unchanged 0, skipped 0" in response.text
     assert (
-        "Card 3 (Anna Roth): TEL &#x27;BusinessPhone&#x27; ignored: "
-        "not a phone number for region DE" in response.text
+        "3 gefunden: 3 neu angelegt, 0 aktualisiert, 0 unverändert, 0 übersprungen"
+        in response.text
+    )
+    assert (
+        "Karte 3 (Anna Roth): TEL &#x27;BusinessPhone&#x27; ignoriert: "
+        "keine Telefonnummer für die Region DE" in response.text
     )
     assert Contact.objects.filter(household=household).count() == 3
 
@@ -412,7 +417,10 @@ def test_admin_upload_of_a_photo_card_and_a_code_page_file(anna, household):
         follow=True,
     )
 
-    assert "read as Windows-1252" in response.text
+    assert (
+        "nennt für die Zeilen 3, 4, 5 keinen Zeichensatz: als Windows-1252 gelesen"
+        in response.text
+    )
     assert sorted(book(household)) == ["Jürgen Weiß", "Lena Becker"]
 
 
@@ -422,6 +430,8 @@ def test_admin_upload_of_a_calendar_is_an_error(anna, household):
         IMPORT_URL, {"file": upload(ICS / "no-dtstart.ics")}, follow=True
     )
 
-    assert "The file is an iCalendar file" in response.text
-    assert "Es wurde nichts importiert." in response.text  # the admin speaks German
+    assert (
+        "Die Datei ist eine iCalendar-Datei (BEGIN:VCALENDAR), keine vCard-Datei. "
+        "Es wurde nichts importiert." in response.text
+    )
     assert not Contact.objects.exists()

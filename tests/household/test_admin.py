@@ -132,13 +132,15 @@ def test_add_contact_normalises_inline_phone_and_refreshes_search(anna, househol
     assert contact.phone_digits == "301234567"
 
 
-def test_invalid_inline_phone_is_a_form_error(anna, household):
+def test_invalid_inline_phone_is_a_form_error_in_the_households_language(
+    anna, household
+):
     data = with_phone_channel(contact_form("Hans Becker"), "call me")
 
     response = anna.post(reverse("admin:contacts_contact_add"), data)
 
     assert response.status_code == 200
-    assert "not a phone number for region DE" in response.text
+    assert "keine Telefonnummer für die Region DE" in response.text
     assert not Contact.objects.exists()
     assert not ContactChannel.objects.exists()
 
