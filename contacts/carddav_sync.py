@@ -71,6 +71,7 @@ from contacts.models import (
     Contact,
     ContactAlias,
     ContactChannel,
+    ContactKind,
     ContactStatus,
     one_line_address,
 )
@@ -429,7 +430,9 @@ class _Sync:
             # The notes are stored: they are written in the household's
             # language, whoever runs the sync.
             with translation.override(self.household.language):
-                merged["notes"] = _with_conflict_notes(merged["notes"], conflicts)
+                merged["notes"] = _with_conflict_notes(
+                    merged["notes"], current, conflicts
+                )
         if _comparable(merged) != _comparable(current):
             update_contact(contact=contact, **merged)
         state.etag, state.card = etag, text
@@ -437,7 +440,7 @@ class _Sync:
         state.save(update_fields=["etag", "card", "document"])
         if not conflicts:
             return ""
-        names = ", ".join(str(FIELD_NAMES.get(key, key)) for key, _ in conflicts)
+        names = ", ".join(str(FIELD_NAMES.get(key, key)) for key in conflicts)
         return f"{contact.display_name}: {names}"
 
     def _import(self, cards: list[tuple[str, str, str]]) -> None:
@@ -658,14 +661,14 @@ def merge_fields(
     server: dict[str, Any],
     base: dict[str, Any],
     current: dict[str, Any],
-) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+) -> tuple[dict[str, Any], list[str]]:
     """Return the contact merged field by field, and the fields both changed.
 
     base_server and server are the card as last synced and now, base and
-    current the contact; each conflict is (field, Yorik's value).
+    current the contact (current holds Yorik's side of each conflict).
     """
     merged = {key: current[key] for key in DOCUMENT_KEYS}
-    conflicts: list[tuple[str, Any]] = []
+    conflicts: list[str] = []
     for key in FIELDS:
         theirs = _field(server, key)
         if key in UNSAID_WHEN_EMPTY and not theirs:
@@ -674,7 +677,7 @@ def merge_fields(
             continue
         ours = _field(current, key)
         if ours != _field(base, key) and ours != theirs:
-            conflicts.append((key, _shown(current, key)))
+            conflicts.append(key)
         _take(merged, server, key)
     return merged, conflicts
 
@@ -705,11 +708,16 @@ def _shown(document: dict[str, Any], key: str) -> str:
         )
     if key in ("aliases", "tags"):
         return ", ".join(document[key])
+    choices = {"kind": ContactKind, "status": ContactStatus}.get(key)
+    if choices is not None and document[key] in choices.values:
+        return str(choices(document[key]).label)
     return str(document[key])
 
 
-def _with_conflict_notes(notes: str, conflicts: list[tuple[str, Any]]) -> str:
-    """Return the notes with Yorik's side of each conflict added to them.
+def _with_conflict_notes(
+    notes: str, current: dict[str, Any], conflicts: list[str]
+) -> str:
+    """Return the notes with Yorik's side (current's) of each conflict added.
 
     In the active language; the caller picks the household's.
     """
@@ -719,9 +727,9 @@ def _with_conflict_notes(notes: str, conflicts: list[tuple[str, Any]]) -> str:
         % {
             "field": FIELD_NAMES.get(key, key),
             "day": day,
-            "value": value or gettext("(empty)"),
+            "value": _shown(current, key) or gettext("(empty)"),
         }
-        for key, value in conflicts
+        for key in conflicts
     ]
     return "\n\n".join(part for part in (notes, "\n".join(lines)) if part)
 

@@ -703,15 +703,31 @@ def test_the_admin_action_reports_a_conflict_in_german(
     etag = phone.put("anna.vcf", vcard("Anna Roth", ANNA, uid="anna"))
     connect(household, phone, monkeypatch)
     sync(household)
-    phone.put("anna.vcf", vcard("Anna Roth", BERND, uid="anna"), etag=etag)
-    Contact.objects.get(household=household).channels.update(value="+491704444444")
+    phone.put(
+        "anna.vcf",
+        vcard("Anna Roth", BERND, "X-YORIK-STATUS:pending", uid="anna"),
+        etag=etag,
+    )
+    ours = Contact.objects.get(household=household)
+    ours.channels.update(value="+491704444444")
+    Contact.objects.filter(pk=ours.pk).update(status=ContactStatus.ARCHIVED)
 
     text = sync_in_admin(anna, household)
 
-    assert "Konflikt, der Wert des Servers bleibt: Anna Roth: Telefonnummern" in text
+    assert (
+        "Konflikt, der Wert des Servers bleibt: Anna Roth: Status, Telefonnummern"
+        in text
+    )
     notes = contact(household, "Anna Roth").notes
-    assert "Telefonnummern in Yorik vor dem CardDAV-Abgleich vom " in notes
-    assert "+491704444444" in notes
+    day = r"\d{4}-\d\d-\d\d"
+    assert re.search(
+        rf"Status in Yorik vor dem CardDAV-Abgleich vom {day}: Archiviert", notes
+    )
+    assert re.search(
+        rf"Telefonnummern in Yorik vor dem CardDAV-Abgleich vom {day}: "
+        r"\+491704444444 \(\w+\)",
+        notes,
+    )
     assert "phones" not in text + notes
 
 
