@@ -488,10 +488,13 @@ class CardDavAccountForm(HouseholdScopedForm):
     )
 
     password = forms.CharField(
+        label=_("Password"),
         widget=forms.PasswordInput(render_value=False),
         required=False,
-        help_text="The account's password or app password. Stored encrypted and "
-        "never shown again; leave empty to keep the stored one.",
+        help_text=_(
+            "The account's password or app password. Stored encrypted and never "
+            "shown again; leave empty to keep the stored one."
+        ),
     )
 
     class Meta:

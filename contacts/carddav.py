@@ -10,8 +10,9 @@ seen or `If-None-Match: *` for a new one.
 Faults are exceptions: CardDavUnavailable for anything that may pass (no
 connection, a timeout, a 5xx), CardDavError for an answer that will not
 (a refused login, no address book), PreconditionFailed for a 412, and
-CardRejected when the server refuses one card. Bodies are parsed with
-defusedxml, since they come from another machine.
+CardRejected when the server refuses one card; their messages are in the
+active language. Bodies are parsed with defusedxml, since they come from
+another machine.
 """
 
 from collections import Counter
@@ -22,6 +23,7 @@ from xml.etree.ElementTree import Element  # only the type; defusedxml parses
 
 import requests
 from defusedxml.ElementTree import ParseError, fromstring
+from django.utils.translation import gettext
 
 DAV = "DAV:"
 CARDDAV = "urn:ietf:params:xml:ns:carddav"
@@ -120,8 +122,11 @@ class CardDavClient:
                 )
             except requests.RequestException as error:
                 raise CardDavUnavailable(
-                    f"{method} {_path(url)}: the server could not be reached "
-                    f"({type(error).__name__})"
+                    gettext("%(request)s: the server could not be reached (%(cause)s)")
+                    % {
+                        "request": f"{method} {_path(url)}",
+                        "cause": type(error).__name__,
+                    }
                 ) from error
             target = urljoin(url, response.headers.get("Location", ""))
             if response.status_code not in REDIRECTS or not _may_follow(url, target):
@@ -130,14 +135,19 @@ class CardDavClient:
         status = response.status_code
         if status in set(ok):
             return response
-        where = f"{method} {_path(url)}"
+        said = {"request": f"{method} {_path(url)}", "status": status}
+        answered = gettext("%(request)s: the server answered %(status)d") % said
         if status >= 500:
-            raise CardDavUnavailable(f"{where}: the server answered {status}")
+            raise CardDavUnavailable(answered)
         if status == 401:
-            raise CardDavError(f"{where}: the server refused the login ({status})")
+            raise CardDavError(
+                gettext("%(request)s: the server refused the login (%(status)d)") % said
+            )
         if status == 412:
-            raise PreconditionFailed(f"{where}: the card changed on the server")
-        raise CardRejected(f"{where}: the server answered {status}")
+            raise PreconditionFailed(
+                gettext("%(request)s: the card changed on the server") % said
+            )
+        raise CardRejected(answered)
 
     def _xml(
         self, method: str, url: str, body: str, *, depth: str
@@ -158,7 +168,10 @@ class CardDavClient:
                 continue
             if found is not None:
                 return self.describe(found)
-        raise CardDavError(f"no address book found at {self.url} or {root}")
+        raise CardDavError(
+            gettext("no address book found at %(url)s or %(root)s")
+            % {"url": self.url, "root": root}
+        )
 
     def _address_book_from(self, url: str) -> str | None:
         props = "<d:resourcetype/><d:current-user-principal/><c:addressbook-home-set/>"
@@ -236,10 +249,18 @@ class CardDavClient:
             )
             if response.status_code != 207:
                 if token:
-                    raise SyncTokenInvalid(f"the server forgot the sync token {token}")
+                    raise SyncTokenInvalid(
+                        gettext("the server forgot the sync token %(token)s")
+                        % {"token": token}
+                    )
                 raise CardDavError(
-                    f"REPORT {_path(address_book)}: the server refused sync-collection "
-                    f"({response.status_code})"
+                    gettext(
+                        "%(request)s: the server refused sync-collection (%(status)d)"
+                    )
+                    % {
+                        "request": f"REPORT {_path(address_book)}",
+                        "status": response.status_code,
+                    }
                 )
             root = _parse(response.content, address_book)
             truncated = False
@@ -334,7 +355,9 @@ def _parse(content: bytes, url: str) -> Element:
     try:
         return fromstring(content)
     except ParseError as error:
-        raise CardDavError(f"{_path(url)}: the answer is not WebDAV XML") from error
+        raise CardDavError(
+            gettext("%(url)s: the answer is not WebDAV XML") % {"url": _path(url)}
+        ) from error
 
 
 def _responses(root: Element) -> list[Element]:

@@ -46,8 +46,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import Prefetch
-from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils import timezone, translation
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 from tqdm import tqdm
 
 from contacts.aggregates import contact_document
@@ -70,6 +71,7 @@ from contacts.models import (
     Contact,
     ContactAlias,
     ContactChannel,
+    ContactKind,
     ContactStatus,
     one_line_address,
 )
@@ -117,17 +119,25 @@ FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, *CHANNEL_FIELDS)
 DOCUMENT_KEYS = (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
 # Other programs' cards leave these out; an empty value there says nothing.
 UNSAID_WHEN_EMPTY = ("relation", "status")
+# A field as a conflict line and the contact's notes name it.
 FIELD_NAMES = {
-    "display_name": "name",
-    "first_name": "first name",
-    "last_name": "last name",
+    "display_name": pgettext_lazy("contact field", "name"),
+    "first_name": pgettext_lazy("contact field", "first name"),
+    "last_name": pgettext_lazy("contact field", "last name"),
+    "kind": pgettext_lazy("contact field", "kind"),
+    "relation": pgettext_lazy("contact field", "relation"),
+    "status": pgettext_lazy("contact field", "status"),
+    "notes": pgettext_lazy("contact field", "notes"),
+    "aliases": pgettext_lazy("contact field", "aliases"),
+    "tags": pgettext_lazy("contact field", "tags"),
+    "addresses": pgettext_lazy("contact field", "addresses"),
     **{
-        f"channels.{kind}": f"{label.lower()} ids"
+        f"channels.{kind}": format_lazy(gettext_lazy("{kind} ids"), kind=label)
         for kind, label in ChannelKind.choices
     },
-    "channels.phone": "phones",
-    "channels.email": "emails",
-    "channels.other": "other channels",
+    "channels.phone": pgettext_lazy("contact field", "phones"),
+    "channels.email": pgettext_lazy("contact field", "emails"),
+    "channels.other": pgettext_lazy("contact field", "other channels"),
 }
 # The first key of the advisory lock a running sync holds ("CDAV").
 SYNC_LOCK = 0x43444156
@@ -252,7 +262,7 @@ def sync_carddav(
     )
     with _only_run(account) as alone:
         if not alone:
-            report.error = "another sync of this household is running"
+            report.error = gettext("another sync of this household is running")
             return report
         # A run that ended while this one waited moved the token.
         account.refresh_from_db()
@@ -417,7 +427,12 @@ class _Sync:
             current=current,
         )
         if conflicts:
-            merged["notes"] = _with_conflict_notes(merged["notes"], conflicts)
+            # The notes are stored: they are written in the household's
+            # language, whoever runs the sync.
+            with translation.override(self.household.language):
+                merged["notes"] = _with_conflict_notes(
+                    merged["notes"], current, conflicts
+                )
         if _comparable(merged) != _comparable(current):
             update_contact(contact=contact, **merged)
         state.etag, state.card = etag, text
@@ -425,7 +440,7 @@ class _Sync:
         state.save(update_fields=["etag", "card", "document"])
         if not conflicts:
             return ""
-        names = ", ".join(FIELD_NAMES.get(key, key) for key, _ in conflicts)
+        names = ", ".join(str(FIELD_NAMES.get(key, key)) for key in conflicts)
         return f"{contact.display_name}: {names}"
 
     def _import(self, cards: list[tuple[str, str, str]]) -> None:
@@ -449,7 +464,8 @@ class _Sync:
                 text = _with_uid(text, uid)
             if uid in linked_uids:
                 self.report.skipped.append(
-                    f"{href}: has the UID of another card of the address book"
+                    gettext("%(card)s: has the UID of another card of the address book")
+                    % {"card": href}
                 )
                 continue
             linked_uids.add(uid)
@@ -473,7 +489,7 @@ class _Sync:
                 contact = contacts.get(card["vcard_uid"])
                 if contact is None:
                     problem = summary.skipped_cards.get(
-                        number, "the importer skipped it"
+                        number, gettext("the importer skipped it")
                     )
                     self.report.skipped.append(f"{href}: {problem}")
                     continue
@@ -575,7 +591,10 @@ class _Sync:
             return
         except PreconditionFailed as error:
             if not retry:
-                self.report.skipped.append(f"{contact.display_name}: {error} again")
+                self.report.skipped.append(
+                    gettext("%(contact)s: %(error)s, again")
+                    % {"contact": contact.display_name, "error": error}
+                )
                 return
             self._pull_again(state)
             return
@@ -587,7 +606,10 @@ class _Sync:
         """After a 412: merge the server's card, then push what is left once."""
         fetched = self.client.fetch(self.book, [state.href])
         if state.href not in fetched:
-            self.report.skipped.append(f"{state.href}: deleted on the server meanwhile")
+            self.report.skipped.append(
+                gettext("%(card)s: deleted on the server meanwhile")
+                % {"card": state.href}
+            )
             return
         self._merge(state, *fetched[state.href])
         contact = _contacts(self.household).get(pk=state.contact_id)
@@ -639,14 +661,14 @@ def merge_fields(
     server: dict[str, Any],
     base: dict[str, Any],
     current: dict[str, Any],
-) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+) -> tuple[dict[str, Any], list[str]]:
     """Return the contact merged field by field, and the fields both changed.
 
     base_server and server are the card as last synced and now, base and
-    current the contact; each conflict is (field, Yorik's value).
+    current the contact (current holds Yorik's side of each conflict).
     """
     merged = {key: current[key] for key in DOCUMENT_KEYS}
-    conflicts: list[tuple[str, Any]] = []
+    conflicts: list[str] = []
     for key in FIELDS:
         theirs = _field(server, key)
         if key in UNSAID_WHEN_EMPTY and not theirs:
@@ -655,7 +677,7 @@ def merge_fields(
             continue
         ours = _field(current, key)
         if ours != _field(base, key) and ours != theirs:
-            conflicts.append((key, _shown(current, key)))
+            conflicts.append(key)
         _take(merged, server, key)
     return merged, conflicts
 
@@ -686,16 +708,28 @@ def _shown(document: dict[str, Any], key: str) -> str:
         )
     if key in ("aliases", "tags"):
         return ", ".join(document[key])
+    choices = {"kind": ContactKind, "status": ContactStatus}.get(key)
+    if choices is not None and document[key] in choices.values:
+        return str(choices(document[key]).label)
     return str(document[key])
 
 
-def _with_conflict_notes(notes: str, conflicts: list[tuple[str, Any]]) -> str:
-    """Return the notes with Yorik's side of each conflict added to them."""
+def _with_conflict_notes(
+    notes: str, current: dict[str, Any], conflicts: list[str]
+) -> str:
+    """Return the notes with Yorik's side (current's) of each conflict added.
+
+    In the active language; the caller picks the household's.
+    """
     day = timezone.localdate().isoformat()
     lines = [
-        f"Yorik's {FIELD_NAMES.get(key, key)} before the CardDAV sync of {day}: "
-        f"{value or '(empty)'}"
-        for key, value in conflicts
+        gettext("Yorik's %(field)s before the CardDAV sync of %(day)s: %(value)s")
+        % {
+            "field": FIELD_NAMES.get(key, key),
+            "day": day,
+            "value": _shown(current, key) or gettext("(empty)"),
+        }
+        for key in conflicts
     ]
     return "\n\n".join(part for part in (notes, "\n".join(lines)) if part)
 

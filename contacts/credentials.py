@@ -11,6 +11,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
+from django.utils.translation import gettext
 
 
 class UnreadableSecret(Exception):
@@ -33,6 +34,8 @@ def decrypt_secret(token: str) -> str:
         return _fernet().decrypt(token.encode()).decode()
     except InvalidToken as error:
         raise UnreadableSecret(
-            "The stored password cannot be read (DJANGO_SECRET_KEY changed since "
-            "it was stored); set it again."
+            gettext(
+                "The stored password cannot be read (DJANGO_SECRET_KEY changed "
+                "since it was stored); set it again."
+            )
         ) from error

@@ -1,12 +1,13 @@
 """Writes to the address book."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
 from contacts.search_columns import contact_columns
@@ -165,7 +166,8 @@ def create_checked_contacts(
             value = getattr(contact, name)
             if value in first:
                 errors[f"[{index}].{name}"] = [
-                    f"{value!r} is also the {name} of row {first[value]}"
+                    gettext("%(value)s is also the %(field)s of row %(row)d")
+                    % {"value": repr(value), "field": name, "row": first[value]}
                 ]
             elif value:
                 first[value] = index
@@ -252,8 +254,18 @@ def _checked(
             address, f"addresses[{index}]", exclude=["household", "contact"]
         )
         address_rows.append(address)
-    errors |= _repeated(alias_rows, "aliases", "name", "is listed twice")
-    errors |= _repeated(address_rows, "addresses", "kind", "more than one {} address")
+    errors |= _repeated(
+        alias_rows, "aliases", "name", lambda alias: gettext("is listed twice")
+    )
+    errors |= _repeated(
+        address_rows,
+        "addresses",
+        "kind",
+        lambda address: (
+            gettext("more than one “%(kind)s” address")
+            % {"kind": address.get_kind_display()}
+        ),
+    )
     if errors:
         raise ValidationError(errors)
     columns = contact_columns(
@@ -272,15 +284,18 @@ def _checked(
 
 
 def _repeated(
-    rows: Sequence[Any], prefix: str, field: str, message: str
+    rows: Sequence[Any], prefix: str, field: str, message: Callable[[Any], str]
 ) -> dict[str, list[str]]:
-    """Return an error for each row whose `field` an earlier row has already."""
+    """Return an error for each row whose `field` an earlier row has already.
+
+    `message` says it of the row, in the active language.
+    """
     errors = {}
     seen = set()
     for index, row in enumerate(rows):
         value = getattr(row, field)
         if value in seen:
-            errors[f"{prefix}[{index}].{field}"] = [message.format(value)]
+            errors[f"{prefix}[{index}].{field}"] = [message(row)]
         seen.add(value)
     return errors
 

@@ -6,6 +6,7 @@ import re
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -228,9 +229,13 @@ def test_a_conflicting_edit_keeps_the_servers_value_and_notes_yoriks(
     report = sync(household)
 
     anna = contact(household, "Anna Roth")
+    # The report is in the active language (English here); the notes are
+    # stored, so in the household's (German).
     assert report.conflicts == ["Anna Roth: phones"]
     assert phones_of(anna) == ["+491703333333"]
-    assert anna.notes.startswith("neu\n\nYorik's phones before the CardDAV sync")
+    assert anna.notes.startswith(
+        "neu\n\nTelefonnummern in Yorik vor dem CardDAV-Abgleich vom "
+    )
     assert "+491704444444" in anna.notes
     assert anna.relation == "Cousine"
     card = phone.get("anna.vcf")
@@ -627,8 +632,32 @@ def test_the_admin_refuses_a_wrong_password_and_stores_nothing(anna, phone):
     )
 
     assert response.status_code == 200
-    assert "refused the login" in response.content.decode()
+    assert "Der Server hat die Anmeldung abgelehnt (401)" in response.content.decode()
     assert not CardDavAccount.objects.exists()
+
+
+@contextmanager
+def another_sync_running(account):
+    """Hold the account's sync lock from another connection, as another
+    process's sync would, while the body runs."""
+    held, release, done = threading.Event(), threading.Event(), threading.Event()
+
+    def other_run():
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", (SYNC_LOCK, account.pk))
+            held.set()
+            release.wait(10)
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", (SYNC_LOCK, account.pk))
+        connections["default"].close()
+        done.set()
+
+    threading.Thread(target=other_run).start()
+    held.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        done.wait(10)
 
 
 def sync_in_admin(client, household) -> str:
@@ -668,31 +697,60 @@ def test_the_admin_action_says_why_the_importer_skipped_a_new_card(
     assert contact(household, "Bernd Kurz")
 
 
+def test_the_admin_action_reports_a_conflict_in_german(
+    anna, household, phone, monkeypatch
+):
+    etag = phone.put("anna.vcf", vcard("Anna Roth", ANNA, uid="anna"))
+    connect(household, phone, monkeypatch)
+    sync(household)
+    phone.put(
+        "anna.vcf",
+        vcard("Anna Roth", BERND, "X-YORIK-STATUS:pending", uid="anna"),
+        etag=etag,
+    )
+    ours = Contact.objects.get(household=household)
+    ours.channels.update(value="+491704444444")
+    Contact.objects.filter(pk=ours.pk).update(status=ContactStatus.ARCHIVED)
+
+    text = sync_in_admin(anna, household)
+
+    assert (
+        "Konflikt, der Wert des Servers bleibt: Anna Roth: Status, Telefonnummern"
+        in text
+    )
+    notes = contact(household, "Anna Roth").notes
+    day = r"\d{4}-\d\d-\d\d"
+    assert re.search(
+        rf"Status in Yorik vor dem CardDAV-Abgleich vom {day}: Archiviert", notes
+    )
+    assert re.search(
+        rf"Telefonnummern in Yorik vor dem CardDAV-Abgleich vom {day}: "
+        r"\+491704444444 \(\w+\)",
+        notes,
+    )
+    assert "phones" not in text + notes
+
+
+def test_the_admin_action_says_in_german_that_another_sync_is_running(
+    anna, household, phone, monkeypatch
+):
+    connect(household, phone, monkeypatch)
+
+    with another_sync_running(CardDavAccount.objects.get(household=household)):
+        text = sync_in_admin(anna, household)
+
+    assert "ein anderer Abgleich dieses Haushalts läuft gerade" in text
+
+
 def test_a_sync_started_while_another_runs_stops_and_changes_nothing(
     household, phone, monkeypatch
 ):
     phone.put("anna.vcf", vcard("Anna Roth", ANNA))
     connect(household, phone, monkeypatch)
     account = CardDavAccount.objects.get(household=household)
-    held, release, done = threading.Event(), threading.Event(), threading.Event()
 
-    def other_run():
-        """Another process's sync, holding the account's lock."""
-        with connections["default"].cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", (SYNC_LOCK, account.pk))
-            held.set()
-            release.wait(10)
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", (SYNC_LOCK, account.pk))
-        connections["default"].close()
-        done.set()
-
-    threading.Thread(target=other_run).start()
-    held.wait(10)
-    try:
+    with another_sync_running(account):
         report = sync_carddav(account=account)
-    finally:
-        release.set()
-        done.wait(10)
 
     assert report.error == "another sync of this household is running"
     assert not Contact.objects.filter(household=household).exists()

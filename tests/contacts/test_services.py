@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
+from django.utils import translation
 
 from contacts.models import Address, Contact, ContactAlias, ContactChannel
 from contacts.services import (
@@ -67,7 +68,7 @@ def test_errors_have_the_keys_create_contact_gives_them(household):
             household=household, rows=[person(0, addresses=row["addresses"])]
         )
     assert children.value.message_dict == {
-        "[0].addresses[1].kind": ["more than one home address"]
+        "[0].addresses[1].kind": ["more than one “Home” address"]
     }
 
 
@@ -80,6 +81,25 @@ def test_a_ref_or_vcard_uid_given_twice_is_an_error(household):
     assert error.value.message_dict == {
         "[1].ref": ["'c1' is also the ref of row 0"],
         "[1].vcard_uid": ["'u1' is also the vcard_uid of row 0"],
+    }
+
+
+def test_the_errors_are_in_the_active_language(household):
+    row = person(0, ref="c1", aliases=["Anni", "Anni"])
+    row["addresses"].append({"kind": "work", "city": "Hamburg"})
+    row["addresses"].append({"kind": "work", "city": "Bremen"})
+
+    with translation.override("de"), pytest.raises(ValidationError) as children:
+        create_contacts(household=household, rows=[row])
+    with translation.override("de"), pytest.raises(ValidationError) as twice:
+        create_contacts(household=household, rows=[person(0, ref="c1")] * 2)
+
+    assert children.value.message_dict == {
+        "[0].aliases[1].name": ["steht doppelt in der Liste"],
+        "[0].addresses[2].kind": ["mehr als eine Adresse der Art „Arbeit“"],
+    }
+    assert twice.value.message_dict == {
+        "[1].ref": ["'c1' steht schon als ref in Zeile 0"]
     }
 
 
