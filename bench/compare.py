@@ -1,6 +1,7 @@
 """Every skill question of bench/run.py, this checkout beside another revision.
 
     .venv/bin/python bench/compare.py --against REV [--sizes 1k,10k] [--reps 10]
+                                      [--only TEXT]
 
 Both versions answer the same calls through the API in-process (Django test
 client: token check, rate limit, skill, card, JSON), each in a process of its
@@ -108,7 +109,12 @@ def checkout_of(revision: str) -> Iterator[Path]:
 
 
 def compare(
-    revision: str, checkout: Path, sizes: list[str], reps: int, seed: int
+    revision: str,
+    checkout: Path,
+    sizes: list[str],
+    reps: int,
+    seed: int,
+    only: str = "",
 ) -> list[dict[str, Any]]:
     rows = []
     for label in sizes:
@@ -119,6 +125,8 @@ def compare(
         ours, theirs = Worker(ROOT, token), Worker(checkout, token)
         try:
             for question in build_questions(household, random.Random(seed)):
+                if only not in question.key:
+                    continue
                 samples: dict[str, list[float]] = {"ours": [], "theirs": []}
                 for inputs in question.inputs:  # warm both
                     ours.call(question.skill, inputs)
@@ -177,10 +185,18 @@ def main() -> None:
     )
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--only", default="", help="Only the questions whose name contains this."
+    )
     args = parser.parse_args()
     with checkout_of(args.against) as checkout:
         rows = compare(
-            args.against, checkout, args.sizes.split(","), args.reps, args.seed
+            args.against,
+            checkout,
+            args.sizes.split(","),
+            args.reps,
+            args.seed,
+            args.only,
         )
     output = markdown(args.against, rows)
     RESULTS.mkdir(parents=True, exist_ok=True)
