@@ -52,10 +52,8 @@ from django.db.models import (
     Field,
     IntegerField,
     Min,
-    OuterRef,
     Q,
     QuerySet,
-    Subquery,
     Value,
     Window,
 )
@@ -195,15 +193,9 @@ def find_matches(
     `strongest_rows` on the first rows of a limited query.
     """
     sql = _match_sql(query, tuple(sorted(similar_ids)))
-    # The reason is a subquery on the row itself: PostgreSQL works such a
-    # subquery out for the rows a LIMIT keeps only, where the CASE inline
-    # would run for every match before the sort (30,000 rows for "an").
-    reason = queryset.model._base_manager.filter(pk=OuterRef("pk")).annotate(
-        reason=_Rendered(sql.reason, columns, CharField())
-    )
     return queryset.filter(_Rendered(sql.where, columns, BooleanField())).annotate(
         match_tier=_Rendered(sql.tier, columns, IntegerField()),
-        match_reason=Subquery(reason.values("reason")),
+        match_reason=_Rendered(sql.reason, columns, CharField()),
     )
 
 
