@@ -294,36 +294,33 @@ def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
     # most rows of a broad query ("an") stop at this one test.
     weakest = _any(when for when, tier, _ in rules if tier == Tier.OTHER)
     weak = _Sql(f"NOT ({weakest.text})", weakest.params)
-    where, tiers, reasons = literal, [(weak, Tier.INSIDE, None), *rules], rules
+    inside = _case(
+        [(when, str(reason)) for when, reason in _inside_reasons(query)],
+        str(Reason.EMAIL),
+    )
+    where = literal
+    tiers: list[tuple[_Sql, Tier]] = [(weak, Tier.INSIDE)]
+    reasons: list[tuple[_Sql, str | _Sql]] = [(weak, inside)]
     if similar:
         is_similar = _Sql("{pk} = ANY(") + _array(similar, "int") + _Sql(")")
         not_literal = _Sql(f"NOT ({literal.text})", literal.params)
         where = literal | is_similar
-        tiers = [
-            (not_literal, Tier.SIMILAR, None),
-            (weak & is_similar, Tier.SIMILAR, None),
-            *tiers,
-        ]
+        tiers = [(not_literal, Tier.SIMILAR), (weak & is_similar, Tier.SIMILAR), *tiers]
         reasons = [
-            (not_literal, Tier.SIMILAR, Reason.SIMILAR_NAME),
-            *rules,
-            (is_similar, Tier.SIMILAR, Reason.SIMILAR_NAME),
+            (not_literal, str(Reason.SIMILAR_NAME)),
+            (weak & is_similar, str(Reason.SIMILAR_NAME)),
+            *reasons,
         ]
+    tiers += [(when, tier) for when, tier, _ in rules]
+    reasons += [(when, str(reason)) for when, _, reason in rules]
 
     def tier_case(value: Callable[[Tier], int]) -> _Sql:
-        # A row meeting none of the conditions matches only inside a word.
-        return _case(
-            [(when, value(tier)) for when, tier, _ in tiers], value(Tier.INSIDE)
-        )
+        return _case([(when, value(tier)) for when, tier in tiers], value(Tier.INSIDE))
 
     return _MatchSql(
         where=where,
         tier=tier_case(int),
-        reason=_case(
-            [(when, str(reason)) for when, _, reason in reasons]
-            + [(when, str(reason)) for when, reason in _inside_reasons(query)],
-            str(Reason.EMAIL),
-        ),
+        reason=_case(reasons, str(Reason.EMAIL)),
         group=tier_case(_group),
     )
 
@@ -564,12 +561,13 @@ def _any(conditions: Iterable[_Sql | None]) -> _Sql:
     return reduce(or_, present) if present else _FALSE
 
 
-def _case(whens: Sequence[tuple[_Sql, int | str]], default: int | str) -> _Sql:
+def _case(whens: Sequence[tuple[_Sql, int | str | _Sql]], default: int | str) -> _Sql:
     if not whens:
         return _constant(default)
     case = _Sql("(CASE")
     for when, value in whens:
-        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + _constant(value)
+        then = value if isinstance(value, _Sql) else _constant(value)
+        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + then
     return case + _Sql(" ELSE ") + _constant(default) + _Sql(" END)")
 
 
