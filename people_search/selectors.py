@@ -9,7 +9,7 @@ from django.db.models import CharField, F, QuerySet, Value
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
-from contacts.selectors import match_contacts
+from contacts.selectors import CONTACT_COLUMNS, match_contacts
 from household.models import Household, LeadAccess, Membership
 from household.selectors import PERSON_COLUMNS, visible_leads
 from people_search.engine.matching import (
@@ -133,7 +133,7 @@ def find_contacts(
         similar_ids=similar_ids,
     )
     contacts = contacts.annotate(
-        **match_counts(),
+        **match_counts(query, columns=CONTACT_COLUMNS, similar_ids=similar_ids),
         sort_key=F("sort_name"),
         channel_list=channels_array(),
         address_list=addresses_array(),
@@ -310,7 +310,8 @@ def find_household_people(
             match_reason=Value(None, output_field=CharField()),
         )
     memberships = memberships.annotate(
-        **match_counts(), sort_key=F("profile__sort_name")
+        **match_counts(query, columns=MEMBER_COLUMNS, similar_ids=similar_ids),
+        sort_key=F("profile__sort_name"),
     ).order_by("match_tier", "profile__sort_name", "pk")
     return _found(
         memberships.values(

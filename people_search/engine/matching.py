@@ -253,15 +253,26 @@ def strongest_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
     return list(rows)
 
 
-def match_counts() -> dict[str, Window]:
+def match_counts(
+    query: Query | None,
+    *,
+    columns: MatchColumns,
+    similar_ids: Collection[int] = (),
+) -> dict[str, Window]:
     """Return window annotations counting `find_matches` rows, in the same SELECT.
 
     `match_total` counts every row the query matches, `match_strong` those
-    not only inside a word.
+    not only inside a word (all of them without a query). The strong ones
+    are told by the weakest rule alone, not by the tier's CASE again.
     """
+    if query is None or query.is_empty:
+        return {"match_total": Window(Count("pk")), "match_strong": Window(Count("pk"))}
+    strong = _match_sql(query, tuple(sorted(similar_ids))).strong
     return {
         "match_total": Window(Count("pk")),
-        "match_strong": Window(Count("pk", filter=Q(match_tier__lt=Tier.INSIDE))),
+        "match_strong": Window(
+            Count("pk", filter=_Rendered(strong, columns, BooleanField()))
+        ),
     }
 
 
@@ -277,6 +288,8 @@ class _MatchSql:
     tier: "_Sql"
     reason: "_Sql"
     group: "_Sql"
+    # That a row is stronger than Tier.INSIDE, without the tier's CASE.
+    strong: "_Sql"
 
 
 @lru_cache(maxsize=256)
@@ -322,6 +335,7 @@ def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
         tier=tier_case(int),
         reason=_case(reasons, str(Reason.EMAIL)),
         group=tier_case(_group),
+        strong=(literal & weakest) if similar else weakest,
     )
 
 
