@@ -294,7 +294,8 @@ class _MatchSql:
 
 @lru_cache(maxsize=256)
 def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
-    """Return the WHERE, tier, reason and group of a query, built once per query.
+    """Return the WHERE, tier, reason, group and strength conditions of a query,
+    built once per query (at most 256 kept, a few KB each).
 
     With similar names a row is in when it matches literally or is similar;
     a row that is not a literal match, or is one only inside a word but is
