@@ -19,7 +19,7 @@ from django.utils.translation import gettext
 
 from contacts.models import ContactStatus
 from household.models import Household
-from people_search.engine.nicknames import name_variants
+from people_search.engine.nicknames import given_names_agree
 from people_search.engine.phones import format_phone
 from people_search.engine.similar import word_similarity
 
@@ -324,11 +324,8 @@ def names_alike(first: list[str], second: list[str]) -> bool:
     if len(first) == 1:
         return True
     given, other = first[0], second[0]
-    return (
-        word_similarity(given, other) >= ALIKE_WORDS
-        or other in name_variants(given)
-        or (len(given) == 1 and other.startswith(given))
-        or (len(other) == 1 and given.startswith(other))
+    return word_similarity(given, other) >= ALIKE_WORDS or given_names_agree(
+        given, other
     )
 
 

@@ -38,11 +38,13 @@ def names_agree(one: str, other: str) -> bool:
     if sorted(first) == sorted(second):
         return True
     if len(first) == 1 or len(second) == 1:
-        return _given_names_agree(first[0], second[0])
-    return first[-1] == second[-1] and _given_names_agree(first[0], second[0])
+        return given_names_agree(first[0], second[0])
+    return first[-1] == second[-1] and given_names_agree(first[0], second[0])
 
 
-def _given_names_agree(one: str, other: str) -> bool:
+def given_names_agree(one: str, other: str) -> bool:
+    """Return whether two folded given names are equal, nicknames of each
+    other, or one is the other's initial."""
     if one == other or other in name_variants(one):
         return True
     short, long = sorted((one, other), key=len)
