@@ -5,7 +5,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import CharField, F, QuerySet, Value
+from django.db.models import F, QuerySet
 
 from contacts.models import (
     DEFAULT_CONTACT_STATUSES,
@@ -16,8 +16,7 @@ from contacts.models import (
 from household.models import Household
 from people_search.engine.matching import (
     MatchColumns,
-    Reason,
-    Tier,
+    every_row,
     find_matches,
     without_weak_matches,
 )
@@ -48,7 +47,7 @@ def match_contacts(
 ) -> QuerySet[Contact]:
     """Return every contact of the statuses and kind the query matches, best first.
 
-    Rows carry their `match_tier` and `match_reason` and sort by the tier,
+    Rows carry their `match_tier` and sort by the tier,
     then by `sort_name`, the folded display name (so "Ärztehaus" sorts with
     "A"). Those matching only inside a word are still here: `browse_contacts`
     leaves them out. `channel` is a (kind, normalised value) pair answered
@@ -69,12 +68,7 @@ def match_contacts(
             contacts, query=query, columns=CONTACT_COLUMNS, similar_ids=similar_ids
         )
     else:
-        contacts = contacts.annotate(
-            match_tier=Value(int(Tier.EXACT)),
-            match_reason=Value(
-                str(Reason.CHANNEL) if channel else None, output_field=CharField()
-            ),
-        )
+        contacts = every_row(contacts)
     return contacts.order_by("match_tier", "sort_name", "pk")
 
 

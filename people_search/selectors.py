@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import CharField, F, QuerySet, Value
+from django.db.models import F, QuerySet
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
@@ -16,9 +16,12 @@ from people_search.engine.matching import (
     MatchColumns,
     Reason,
     Tier,
+    every_row,
     find_matches,
     match_counts,
     match_group,
+    match_reason,
+    match_values,
     returned_count,
     strongest_rows,
 )
@@ -53,7 +56,11 @@ class Found:
 
 
 def _found(
-    queryset: QuerySet, *, limit: int, to_row: Callable[[dict[str, Any]], dict]
+    queryset: QuerySet,
+    *,
+    limit: int,
+    to_row: Callable[[dict[str, Any], str | None], dict],
+    match: Callable[[dict[str, Any]], str | None],
 ) -> Found:
     """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
 
@@ -68,7 +75,9 @@ def _found(
     return Found(
         matches=[
             Match(
-                tier=value["match_tier"], sort_name=value["sort_key"], row=to_row(value)
+                tier=value["match_tier"],
+                sort_name=value["sort_key"],
+                row=to_row(value, match(value)),
             )
             for value in strongest_rows(values[:limit])
         ],
@@ -144,8 +153,7 @@ def find_contacts(
             "display_name",
             "relation",
             "kind",
-            "match_tier",
-            "match_reason",
+            *match_values(CONTACT_COLUMNS),
             "match_total",
             "match_strong",
             "sort_key",
@@ -153,7 +161,10 @@ def find_contacts(
             "address_list",
         ),
         limit=limit,
-        to_row=lambda value: {
+        match=lambda value: (
+            Reason.CHANNEL if channel else match_reason(query, value, CONTACT_COLUMNS)
+        ),
+        to_row=lambda value, match: {
             "source": "contacts",
             "id": value["id"],
             "display_name": value["display_name"],
@@ -161,7 +172,7 @@ def find_contacts(
             "kind": value["kind"],
             "channels": value["channel_list"],
             "addresses": value["address_list"],
-            "match": value["match_reason"],
+            "match": match,
         },
     )
 
@@ -305,10 +316,7 @@ def find_household_people(
             memberships, query=query, columns=MEMBER_COLUMNS, similar_ids=similar_ids
         )
     else:
-        memberships = memberships.annotate(
-            match_tier=Value(int(Tier.EXACT)),
-            match_reason=Value(None, output_field=CharField()),
-        )
+        memberships = every_row(memberships)
     memberships = memberships.annotate(
         **match_counts(query, columns=MEMBER_COLUMNS, similar_ids=similar_ids),
         sort_key=F("profile__sort_name"),
@@ -316,8 +324,7 @@ def find_household_people(
     return _found(
         memberships.values(
             "role",
-            "match_tier",
-            "match_reason",
+            *match_values(MEMBER_COLUMNS),
             "match_total",
             "match_strong",
             "sort_key",
@@ -327,7 +334,8 @@ def find_household_people(
             "profile__email",
         ),
         limit=limit,
-        to_row=lambda value: {
+        match=lambda value: match_reason(query, value, MEMBER_COLUMNS),
+        to_row=lambda value, match: {
             "source": "household",
             "id": value["profile_id"],
             "name": " ".join(
@@ -339,7 +347,7 @@ def find_household_people(
             "last_name": value["profile__last_name"],
             "role": value["role"],
             "email": value["profile__email"],
-            "match": value["match_reason"],
+            "match": match,
         },
     )
 
@@ -549,13 +557,13 @@ def _people_hits(
         find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
         .annotate(lane=match_group(query, columns=columns, similar_ids=similar_ids))
         .order_by("lane", sort_name, "pk")
-        .values("lane", "match_reason", *fields)[:FIRST_ROWS]
+        .values("lane", *match_values(columns), *fields)[:FIRST_ROWS]
     )
     strong = [value for value in values if value["lane"] == 0]
     similar = [value for value in values if value["lane"] == 1]
     literal = strong or [value for value in values if value["lane"] == 2]
     return [
-        to_row(value, _people_match(value["match_reason"]))
+        to_row(value, _people_match(match_reason(query, value, columns)))
         for value in [*literal, *similar][:MAX_HITS]
     ]
 

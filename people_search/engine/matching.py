@@ -36,8 +36,9 @@ CASE cost Django more to resolve and compile on every call, and psycopg more
 to bind, than PostgreSQL spent answering it.
 """
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from functools import lru_cache, reduce
 from operator import and_, or_
@@ -45,7 +46,6 @@ from typing import Any
 
 from django.db.models import (
     BooleanField,
-    CharField,
     Count,
     Expression,
     F,
@@ -184,7 +184,8 @@ def find_matches(
     columns: MatchColumns,
     similar_ids: Collection[int] = (),
 ) -> QuerySet:
-    """Return every row the query matches, with `match_tier` and `match_reason`.
+    """Return every row the query matches, with its `match_tier` (and with
+    `match_values` selected, its `match_reason`).
 
     Rows among `similar_ids` (the similar-name lane's) are found too, as
     Tier.SIMILAR unless they match at a word start. Callers order by
@@ -194,8 +195,55 @@ def find_matches(
     """
     sql = _match_sql(query, tuple(sorted(similar_ids)))
     return queryset.filter(_Rendered(sql.where, columns, BooleanField())).annotate(
-        match_tier=_Rendered(sql.tier, columns, IntegerField()),
-        match_reason=_Rendered(sql.reason, columns, CharField()),
+        match_tier=_Rendered(sql.tier, columns, IntegerField())
+    )
+
+
+def every_row(queryset: QuerySet) -> QuerySet:
+    """Return every row as `find_matches` would without a query: all at
+    Tier.EXACT."""
+    return queryset.annotate(match_tier=Value(int(Tier.EXACT)))
+
+
+def match_values(columns: MatchColumns) -> list[str]:
+    """Return what a `find_matches` row is selected with for `match_reason`."""
+    slots = ("match_text", "concepts", "phone_digits")
+    return ["match_tier", *filter(None, map(columns.column, slots))]
+
+
+def match_reason(
+    query: Query | None, value: Mapping[str, Any], columns: MatchColumns
+) -> Reason | None:
+    """Return why a `find_matches` row matched, from its `match_values`
+    (None without a query).
+
+    Only the tier is worked out in SQL, where it orders the rows; the reason
+    matters for the few rows returned, so it is read here from the same
+    rules, tested on the row's match document, concepts and phone.
+    """
+    if query is None or query.is_empty:
+        return None
+    tier = value["match_tier"]
+    if tier == Tier.SIMILAR:
+        return Reason.SIMILAR_NAME
+
+    def read(slot: str) -> Any:
+        column = columns.column(slot)
+        return value[column] if column else None
+
+    row = _Evidence(
+        document=read("match_text") or "",
+        concepts=frozenset(read("concepts") or ()),
+        phone=read("phone_digits") or "",
+    )
+    rules, inside = _reasons(query)
+    return next(
+        (
+            reason
+            for test, reason in (inside if tier == Tier.INSIDE else rules)
+            if test(row)
+        ),
+        Reason.EMAIL,
     )
 
 
@@ -286,7 +334,6 @@ def returned_count(*, total: int, strong: int) -> int:
 class _MatchSql:
     where: "_Sql"
     tier: "_Sql"
-    reason: "_Sql"
     group: "_Sql"
     # That a row is stronger than Tier.INSIDE, without the tier's CASE.
     strong: "_Sql"
@@ -294,50 +341,88 @@ class _MatchSql:
 
 @lru_cache(maxsize=256)
 def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
-    """Return the WHERE, tier, reason, group and strength conditions of a query,
-    built once per query (at most 256 kept, a few KB each).
+    """Return the WHERE, tier, group and strength conditions of a query, built
+    once per query (at most 256 kept, a few KB each).
 
     With similar names a row is in when it matches literally or is similar;
     a row that is not a literal match, or is one only inside a word but is
     also similar, is Tier.SIMILAR.
     """
     literal = _literal(query)
-    rules = _rules(query)
     # A term's places only grow from rule to rule, so a row that meets no
-    # rule of Tier.OTHER meets none at all and matches only inside a word:
-    # most rows of a broad query ("an") stop at this one test.
-    weakest = _any(when for when, tier, _ in rules if tier == Tier.OTHER)
-    weak = _Sql(f"NOT ({weakest.text})", weakest.params)
-    inside = _case(
-        [(when, str(reason)) for when, reason in _inside_reasons(query)],
-        str(Reason.EMAIL),
-    )
-    where = literal
-    tiers: list[tuple[_Sql, Tier]] = [(weak, Tier.INSIDE)]
-    reasons: list[tuple[_Sql, str | _Sql]] = [(weak, inside)]
-    if similar:
-        is_similar = _Sql("{pk} = ANY(") + _array(similar, "int") + _Sql(")")
-        not_literal = _Sql(f"NOT ({literal.text})", literal.params)
-        where = literal | is_similar
-        tiers = [(not_literal, Tier.SIMILAR), (weak & is_similar, Tier.SIMILAR), *tiers]
-        reasons = [
-            (not_literal, str(Reason.SIMILAR_NAME)),
-            (weak & is_similar, str(Reason.SIMILAR_NAME)),
-            *reasons,
-        ]
-    tiers += [(when, tier) for when, tier, _ in rules]
-    reasons += [(when, str(reason)) for when, _, reason in rules]
-
-    def tier_case(value: Callable[[Tier], int]) -> _Sql:
-        return _case([(when, value(tier)) for when, tier in tiers], value(Tier.INSIDE))
-
+    # rule of Tier.OTHER meets none at all and matches only inside a word.
+    weakest = _any(when for when, tier, _ in _rules(query) if tier == Tier.OTHER)
     return _MatchSql(
-        where=where,
-        tier=tier_case(int),
-        reason=_case(reasons, str(Reason.EMAIL)),
-        group=tier_case(_group),
+        where=literal | _is_similar(similar) if similar else literal,
+        tier=_tier(query, similar, int, literal),
+        group=_tier(query, similar, _group, literal),
         strong=(literal & weakest) if similar else weakest,
     )
+
+
+def _tier(
+    query: Query,
+    similar: tuple[int, ...],
+    value: Callable[[Tier], int],
+    literal: "_Sql",
+) -> "_Sql":
+    """Return a row's tier (or another value of it that keeps its order).
+
+    The tier of the rules (`_rules`), written so that each place a term may
+    stand in is tested once: a term's tier is its strongest place, a row's
+    the weakest of its terms', unless the whole query is a name or the
+    phone matches. A term found in no place sits inside a word, or is a
+    similar name's; as a row is one or the other for all its terms, the
+    order holds whether `value` puts similar names before or after. A
+    similar name that is no literal match is one whatever its words ("Tomas
+    M." finds Thomas Müller by its words, not by the text "m.").
+    """
+    words = _Patterns(query)
+    rest = _constant(value(Tier.INSIDE))
+    if similar:
+        rest = _case([(_is_similar(similar), value(Tier.SIMILAR))], rest)
+
+    def term_tier(term: Term) -> _Sql:
+        places = [
+            (_like_any(words.named(term)), Tier.PREFIX),
+            (_concept(term), Tier.CONCEPT),
+            (
+                _like_any(words.nicknames(term)) if term.nicknames else None,
+                Tier.NICKNAME,
+            ),
+            (_like_any(words.elsewhere(term)), Tier.OTHER),
+        ]
+        return _case([(when, value(tier)) for when, tier in places if when], rest)
+
+    tier = rest
+    if query.terms:
+        tier = _call("GREATEST", [term_tier(term) for term in query.terms])
+        exact = words.exact(_NAME) + words.exact(_ALIAS)
+        if exact:
+            tier = _case([(_like_any(exact), value(Tier.EXACT))], tier)
+    if query.phone_digits:
+        phone = _case(
+            [(_like("phone_digits", query.phone_digits), value(Tier.OTHER))], rest
+        )
+        tier = _call("LEAST", [tier, phone]) if query.terms else phone
+    if similar:
+        not_literal = _Sql(f"NOT ({literal.text})", literal.params)
+        tier = _case([(not_literal, value(Tier.SIMILAR))], tier)
+    return tier
+
+
+def _is_similar(similar: tuple[int, ...]) -> "_Sql":
+    return _Sql("{pk} = ANY(") + _array(similar, "int") + _Sql(")")
+
+
+@lru_cache(maxsize=256)
+def _reasons(
+    query: Query,
+) -> tuple[list[tuple["_Test", Reason]], list[tuple["_Test", Reason]]]:
+    """Return the tests of a row's reason, strongest first, and those of a row
+    matching only inside a word."""
+    rules = [(when.test, reason) for when, _, reason in _rules(query)]
+    return rules, _inside_reasons(query)
 
 
 def _group(tier: Tier) -> int:
@@ -405,31 +490,29 @@ def _rules(query: Query) -> list[tuple["_Sql", Tier, Reason]]:
     return rules
 
 
-def _inside_reasons(query: Query) -> list[tuple["_Sql", Reason]]:
-    """Return where the terms of a row matching only inside words sit."""
+def _inside_reasons(query: Query) -> list[tuple["_Test", Reason]]:
+    """Return where the terms of a row matching only inside words sit: all in
+    names, in names and aliases, or with the relation too."""
     if not query.terms:
         return []
+
+    def within(fields: str) -> "_Test":
+        by_term = [
+            [
+                re.compile(rf"\|{re.escape(field)}[^|]*{re.escape(field.join(words))}")
+                for field in fields
+            ]
+            for words in (term.words for term in query.terms)
+        ]
+        return lambda row: all(
+            any(pattern.search(row.document) for pattern in term) for term in by_term
+        )
+
     return [
-        (
-            _all(
-                _Sql("{match_text} ~ ANY(") + _array(_inside(term, fields)) + _Sql(")")
-                for term in query.terms
-            ),
-            reason,
-        )
-        for fields, reason in (
-            (_NAME, Reason.NAME),
-            (_NAME + _ALIAS, Reason.ALIAS),
-            (_NAME + _ALIAS + _RELATION, Reason.RELATION),
-        )
+        (within(_NAME), Reason.NAME),
+        (within(_NAME + _ALIAS), Reason.ALIAS),
+        (within(_NAME + _ALIAS + _RELATION), Reason.RELATION),
     ]
-
-
-def _inside(term: Term, fields: str) -> tuple[str, ...]:
-    """Return patterns of the term anywhere in a segment of these fields."""
-    # Folded words are letters and digits only: no regular-expression
-    # operator comes from the term.
-    return tuple(rf"\|{field}[^|]*{field.join(term.words)}" for field in fields)
 
 
 class _Patterns:
@@ -455,11 +538,19 @@ class _Patterns:
 
     def nicknamed(self, term: Term) -> tuple[str, ...]:
         """… or a word of a name or an alias is one of the term's nicknames."""
-        return self.named(term) + tuple(
+        return self.named(term) + self.nicknames(term)
+
+    def nicknames(self, term: Term) -> tuple[str, ...]:
+        """A word of a name or an alias is one of the term's nicknames."""
+        return tuple(
             f"{field}{nickname}{field}"
             for nickname in term.nicknames
             for field in (_NAME, _ALIAS)
         )
+
+    def elsewhere(self, term: Term) -> tuple[str, ...]:
+        """The term starts a word of the relation or an email."""
+        return self._starts(term, _RELATION + _EMAIL)
 
     def related(self, term: Term) -> tuple[str, ...]:
         """… or the term starts a word of the relation."""
@@ -480,7 +571,10 @@ def _concept(term: Term, field: str | None = None) -> "_Sql | None":
         return None
     fields = (field,) if field else (_RELATION_CONCEPT, _ALIAS_CONCEPT)
     tokens = tuple(prefix + concept for prefix in fields for concept in term.concepts)
-    return _Sql("{concepts} && ") + _array(tokens, "varchar")
+    return _tested(
+        _Sql("{concepts} && ") + _array(tokens, "varchar"),
+        lambda row: not row.concepts.isdisjoint(tokens),
+    )
 
 
 def _found(term: Term) -> "_Sql":
@@ -504,21 +598,58 @@ _SLOTS = ("pk", "search_text", "match_text", "phone_digits", "concepts")
 
 
 @dataclass(frozen=True)
+class _Evidence:
+    """What `match_reason` reads of a row: its match document, concepts and phone."""
+
+    document: str
+    concepts: frozenset[str]
+    phone: str
+
+
+_Test = Callable[[_Evidence], bool]
+
+
+@dataclass(frozen=True)
 class _Sql:
     """A condition or a value in SQL: `{slot}` for each column it reads,
-    `%s` for each of `params` in order (see `_constant`)."""
+    `%s` for each of `params` in order (see `_constant`).
+
+    A condition on the match document, concepts or phone also carries its
+    `test` in Python, the same condition on a row's `_Evidence`.
+    """
 
     text: str
     params: tuple[Any, ...] = ()
+    test: _Test | None = field(default=None, compare=False)
 
     def __and__(self, other: "_Sql") -> "_Sql":
-        return _Sql(f"({self.text} AND {other.text})", self.params + other.params)
+        return _Sql(
+            f"({self.text} AND {other.text})",
+            self.params + other.params,
+            _both(self.test, other.test, all),
+        )
 
     def __or__(self, other: "_Sql") -> "_Sql":
-        return _Sql(f"({self.text} OR {other.text})", self.params + other.params)
+        return _Sql(
+            f"({self.text} OR {other.text})",
+            self.params + other.params,
+            _both(self.test, other.test, any),
+        )
 
     def __add__(self, other: "_Sql") -> "_Sql":
         return _Sql(self.text + other.text, self.params + other.params)
+
+
+def _both(
+    one: _Test | None, other: _Test | None, combine: Callable[[Iterable[bool]], bool]
+) -> _Test | None:
+    if one is None or other is None:
+        return None
+    return lambda row: combine(test(row) for test in (one, other))
+
+
+def _tested(sql: _Sql, test: _Test) -> _Sql:
+    return _Sql(sql.text, sql.params, test)
 
 
 def _constant(value: str | int) -> _Sql:
@@ -548,18 +679,24 @@ def _array(values: Sequence[str | int], element: str = "text") -> _Sql:
     )
 
 
-_FALSE = _Sql("FALSE")
+_FALSE = _Sql("FALSE", test=lambda row: False)
 
 
 def _like(slot: str, text: str) -> _Sql:
     """Return that the column's text contains this text."""
-    return _Sql(f"{{{slot}}} LIKE ") + _constant(_containing(text))
+    sql = _Sql(f"{{{slot}}} LIKE ") + _constant(_containing(text))
+    if slot == "phone_digits":
+        return _tested(sql, lambda row: text in row.phone)
+    return sql
 
 
 def _like_any(texts: Sequence[str]) -> _Sql:
     """Return that the match document contains one of these texts."""
     patterns = _array(tuple(map(_containing, texts)))
-    return _Sql("{match_text} LIKE ANY(") + patterns + _Sql(")")
+    return _tested(
+        _Sql("{match_text} LIKE ANY(") + patterns + _Sql(")"),
+        lambda row: any(text in row.document for text in texts),
+    )
 
 
 def _containing(text: str) -> str:
@@ -576,14 +713,24 @@ def _any(conditions: Iterable[_Sql | None]) -> _Sql:
     return reduce(or_, present) if present else _FALSE
 
 
-def _case(whens: Sequence[tuple[_Sql, int | str | _Sql]], default: int | str) -> _Sql:
+def _case(whens: Sequence[tuple[_Sql, int]], default: int | _Sql) -> _Sql:
+    otherwise = default if isinstance(default, _Sql) else _constant(default)
     if not whens:
-        return _constant(default)
+        return otherwise
     case = _Sql("(CASE")
     for when, value in whens:
-        then = value if isinstance(value, _Sql) else _constant(value)
-        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + then
-    return case + _Sql(" ELSE ") + _constant(default) + _Sql(" END)")
+        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + _constant(value)
+    return case + _Sql(" ELSE ") + otherwise + _Sql(" END)")
+
+
+def _call(function: str, arguments: Sequence[_Sql]) -> _Sql:
+    """Return a function of several values; of one, the value itself."""
+    if len(arguments) == 1:
+        return arguments[0]
+    sql = _Sql(f"{function}(")
+    for number, argument in enumerate(arguments):
+        sql = sql + (_Sql(", ") if number else _Sql("")) + argument
+    return sql + _Sql(")")
 
 
 class _Rendered(Expression):

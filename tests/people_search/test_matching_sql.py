@@ -4,7 +4,13 @@ import pytest
 
 from contacts.models import Contact
 from contacts.selectors import CONTACT_COLUMNS
-from people_search.engine.matching import Reason, Tier, find_matches
+from people_search.engine.matching import (
+    Reason,
+    Tier,
+    find_matches,
+    match_reason,
+    match_values,
+)
 from people_search.engine.query import Query, Term
 from tests.builders import build_contact
 
@@ -21,14 +27,15 @@ def test_any_word_is_matched_as_text(household, word):
     )
     query = Query(text=word, terms=(Term(text=word, words=(word,)),), phone_digits=None)
 
-    rows = list(
-        find_matches(
+    rows = [
+        (value["pk"], value["match_tier"], match_reason(query, value, CONTACT_COLUMNS))
+        for value in find_matches(
             Contact.objects.filter(household=household),
             query=query,
             columns=CONTACT_COLUMNS,
             similar_ids=[other.pk],
-        ).values_list("pk", "match_tier", "match_reason")
-    )
+        ).values("pk", *match_values(CONTACT_COLUMNS))
+    ]
 
     assert sorted(rows) == sorted(
         [
