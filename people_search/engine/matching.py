@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from functools import lru_cache, reduce
 from operator import and_, or_
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import (
     BooleanField,
@@ -237,14 +237,8 @@ def match_reason(
         phone=read("phone_digits") or "",
     )
     rules, inside = _reasons(query)
-    return next(
-        (
-            reason
-            for test, reason in (inside if tier == Tier.INSIDE else rules)
-            if test(row)
-        ),
-        Reason.EMAIL,
-    )
+    tests = inside if tier == Tier.INSIDE else rules.get(tier, [])
+    return next((reason for test, reason in tests if test(row)), Reason.EMAIL)
 
 
 def match_group(
@@ -418,10 +412,13 @@ def _is_similar(similar: tuple[int, ...]) -> "_Sql":
 @lru_cache(maxsize=256)
 def _reasons(
     query: Query,
-) -> tuple[list[tuple["_Test", Reason]], list[tuple["_Test", Reason]]]:
-    """Return the tests of a row's reason, strongest first, and those of a row
-    matching only inside a word."""
-    rules = [(when.test, reason) for when, _, reason in _rules(query)]
+) -> tuple[dict[Tier, list[tuple["_Test", Reason]]], list[tuple["_Test", Reason]]]:
+    """Return the tests of a row's reason by tier, first come first, and those
+    of a row matching only inside a word."""
+    rules: dict[Tier, list[tuple[_Test, Reason]]] = {}
+    for when, tier, reason in _rules(query):
+        # Every rule reads the match document, concepts or phone only.
+        rules.setdefault(tier, []).append((cast(_Test, when.test), reason))
     return rules, _inside_reasons(query)
 
 

@@ -7,11 +7,13 @@ from contacts.selectors import CONTACT_COLUMNS
 from people_search.engine.matching import (
     Reason,
     Tier,
+    _Evidence,
+    _rules,
     find_matches,
     match_reason,
     match_values,
 )
-from people_search.engine.query import Query, Term
+from people_search.engine.query import Query, Term, parse_query
 from tests.builders import build_contact
 
 
@@ -43,3 +45,69 @@ def test_any_word_is_matched_as_text(household, word):
             (other.pk, Tier.SIMILAR, Reason.SIMILAR_NAME),
         ]
     )
+
+
+ROWS = [
+    ("Thomas Müller", {"relation": "Nachbar", "aliases": ["Tommi"]}),
+    ("Gisela Huber", {"relation": "Großmutter", "aliases": ["Oma Gisela"]}),
+    ("Josef Huber", {"relation": "Onkel von Anna", "aliases": []}),
+    ("Anna Becker", {"relation": "Kollegin", "aliases": ["Mama"]}),
+    ("Hannah Schmidt", {"relation": "", "aliases": ["Zahnärztin"]}),
+    (
+        "Klempner Meyer GmbH",
+        {
+            "kind": "business",
+            "relation": "Installateur",
+            "channels": [
+                {"kind": "phone", "value": "+49 170 1234567"},
+                {"kind": "email", "value": "anna.meyer@example.org"},
+            ],
+        },
+    ),
+]
+QUERIES = [
+    "Thomas Müller",
+    "Tom Müller",
+    "Müller Thomas",
+    "Oma",
+    "grandma",
+    "Oma Gisela",
+    "Sepp Huber",
+    "huber",
+    "an",
+    "Anna",
+    "mama anna",
+    "Klempner",
+    "plumber anna",
+    "example",
+    "0170 1234567",
+    "homas",
+    "Nachbar Tommi",
+]
+
+
+@pytest.mark.parametrize("text", QUERIES)
+def test_the_sql_tier_is_the_first_rule_a_row_meets(household, text):
+    """The tier's compact SQL and the rules `match_reason` reads agree."""
+    contacts = [build_contact(household, name, **fields) for name, fields in ROWS]
+    query = parse_query(text, region="DE")
+    rules = _rules(query)
+
+    for similar_ids in ([], [contacts[0].pk, contacts[2].pk]):
+        values = find_matches(
+            Contact.objects.filter(household=household),
+            query=query,
+            columns=CONTACT_COLUMNS,
+            similar_ids=similar_ids,
+        ).values("pk", *match_values(CONTACT_COLUMNS))
+        for value in values:
+            row = _Evidence(
+                document=value["match_text"],
+                concepts=frozenset(value["concepts"]),
+                phone=value["phone_digits"],
+            )
+            met = [tier for when, tier, _ in rules if when.test(row)]
+            assert value["match_tier"] in (min(met, default=Tier.INSIDE), Tier.SIMILAR)
+            if value["match_tier"] == Tier.SIMILAR:
+                assert value["pk"] in similar_ids
+            assert match_reason(query, value, CONTACT_COLUMNS) is not None
