@@ -555,13 +555,15 @@ def _people_hits(
     """
     values = list(
         find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
-        .annotate(lane=match_group(query, columns=columns, similar_ids=similar_ids))
-        .order_by("lane", sort_name, "pk")
-        .values("lane", *match_values(columns), *fields)[:FIRST_ROWS]
+        .annotate(
+            match_group=match_group(query, columns=columns, similar_ids=similar_ids)
+        )
+        .order_by("match_group", sort_name, "pk")
+        .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
     )
-    strong = [value for value in values if value["lane"] == 0]
-    similar = [value for value in values if value["lane"] == 1]
-    literal = strong or [value for value in values if value["lane"] == 2]
+    strong = [value for value in values if value["match_group"] == 0]
+    similar = [value for value in values if value["match_group"] == 1]
+    literal = strong or [value for value in values if value["match_group"] == 2]
     return [
         to_row(value, _people_match(match_reason(query, value, columns)))
         for value in [*literal, *similar][:MAX_HITS]

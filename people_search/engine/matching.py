@@ -205,10 +205,13 @@ def every_row(queryset: QuerySet) -> QuerySet:
     return queryset.annotate(match_tier=Value(int(Tier.EXACT)))
 
 
-def match_values(columns: MatchColumns) -> list[str]:
-    """Return what a `find_matches` row is selected with for `match_reason`."""
+def match_values(columns: MatchColumns, *, grouped: bool = False) -> list[str]:
+    """Return what a `find_matches` row is selected with for `match_reason`:
+    its tier, or its `match_group` when `grouped`, and the columns the rules
+    read."""
     slots = ("match_text", "concepts", "phone_digits")
-    return ["match_tier", *filter(None, map(columns.column, slots))]
+    strength = "match_group" if grouped else "match_tier"
+    return [strength, *filter(None, map(columns.column, slots))]
 
 
 def match_reason(
@@ -223,7 +226,12 @@ def match_reason(
     """
     if query is None or query.is_empty:
         return None
-    tier = value["match_tier"]
+    if "match_tier" in value:
+        tier = value["match_tier"]
+    else:
+        # A row of group 0 is of some tier stronger than Tier.INSIDE: the first
+        # rule it meets is that tier's.
+        tier = {1: Tier.SIMILAR, 2: Tier.INSIDE}.get(value["match_group"])
     if tier == Tier.SIMILAR:
         return Reason.SIMILAR_NAME
 
@@ -237,16 +245,21 @@ def match_reason(
         phone=read("phone_digits") or "",
     )
     rules, inside = _reasons(query)
-    tests = inside if tier == Tier.INSIDE else rules.get(tier, [])
+    if tier == Tier.INSIDE:
+        tests = inside
+    else:
+        tests = [
+            t for of, tested in rules.items() if tier in (None, of) for t in tested
+        ]
     return next((reason for test, reason in tests if test(row)), Reason.EMAIL)
 
 
 def match_group(
     query: Query, *, columns: MatchColumns, similar_ids: Collection[int] = ()
 ) -> Expression:
-    """Return how a `find_matches` row is listed by people search: 0 when it
-    matches at a word start, 1 when it is a similar name, 2 when it matches
-    only inside a word.
+    """Return how a `find_matches` row is listed by people search (to annotate
+    as `match_group`): 0 when it matches at a word start, 1 when it is a
+    similar name, 2 when it matches only inside a word.
 
     The same as grouping `match_tier`, without writing its CASE out again.
     """
