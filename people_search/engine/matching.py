@@ -33,7 +33,9 @@ name (see `concept_tokens`). The tiers are LIKEs on the matched rows only.
 The engine writes the SQL of these conditions itself (`_Rendered`), once per
 query, with its constants written out: built from Q objects, the tiers'
 CASE cost Django more to resolve and compile on every call, and psycopg more
-to bind, than PostgreSQL spent answering it.
+to bind, than PostgreSQL spent answering it. Only the WHERE and the tier are
+SQL, each place of a term tested once; why a returned row matched
+(`match_reason`) is read in Python from the same rules, on its columns.
 """
 
 import re
