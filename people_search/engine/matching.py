@@ -359,8 +359,13 @@ def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
     """
     literal = _literal(query)
     # A term's places only grow from rule to rule, so a row that meets no
-    # rule of Tier.OTHER meets none at all and matches only inside a word.
-    weakest = _any(when for when, tier, _ in _rules(query) if tier == Tier.OTHER)
+    # rule of Tier.OTHER meets none at all and matches only inside a word;
+    # the relation's places are among the email rule's, the last one.
+    weakest = _any(
+        when
+        for when, tier, reason in _rules(query)
+        if tier == Tier.OTHER and reason != Reason.RELATION
+    )
     return _MatchSql(
         where=literal | _is_similar(similar) if similar else literal,
         tier=_tier(query, similar, int, literal),
