@@ -1,28 +1,37 @@
 """Find the providers a household already uses, before anyone searches nearby.
 
 Three sources, in order of trust: the address book, the Paperless-ngx mirror
-and past calendar events. SQL narrows each source with the category's stems,
-matched against columns folded when the row was written (nothing is folded in
-SQL, so trigram indexes serve the match); provider_categories decides word by
-word which rows really reveal it. The same provider found in several places
-becomes one candidate.
+and past calendar events. SQL finds each source's rows through what every
+write stores beside them: a contact's concepts name the categories its
+relation, business name or tags reveal (GIN index), and titles and names are
+matched as folded copies (nothing is folded in SQL). provider_categories
+decides word by word which Paperless and calendar rows really reveal the
+category. The same provider found in several places becomes one candidate.
+
+Which candidates are one provider, and their order, depend on every
+candidate (a late, less trusted one may join a group and raise its
+last_seen), so every candidate is read, but lean: only what decides
+identity and order. Each distinct text is folded once a call, a candidate is
+compared only with the members it shares a key with, and the addresses and
+emails of contacts are read for the groups shown.
 """
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import reduce
-from operator import or_
 from typing import Any
 
+from django.contrib.postgres.expressions import ArraySubquery
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from contacts.addresses import best_postal_address
-from contacts.aggregates import addresses_array, channels_array
+from contacts.aggregates import addresses_array
 from contacts.models import (
+    Address,
     ChannelKind,
     Contact,
     ContactChannel,
@@ -32,9 +41,17 @@ from contacts.models import (
     PaperlessDocument,
     one_line_address,
 )
-from contacts.provider_categories import ProviderCategory
+from contacts.provider_categories import (
+    ProviderCategory,
+    business_token,
+    category_tokens,
+    names_by_tag,
+)
 from household.models import CalendarEvent, Household
-from people_search.engine.text import fold_name, fold_words
+from people_search.engine.matching import relation_concept_token
+from people_search.engine.text import fold_name, fold_words, folded_words
+from yorik.bulk import cyclic_gc_paused
+from yorik.database.lookups import ContainsAny
 
 SOURCES = ("contact", "paperless", "calendar")
 # Enough to ask the person which one; a household with more is cut, best first.
@@ -76,11 +93,16 @@ _GENERIC_NAME_WORDS = frozenset(
     }
 )
 _STREET_ABBREVIATION = re.compile(r"str\.")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass
 class Candidate:
-    """A provider found in one source, or several merged into one."""
+    """A provider found in one source, or several merged into one.
+
+    A contact's address and email are read only once it is shown (_add_details).
+    """
 
     source: str
     name: str
@@ -92,10 +114,12 @@ class Candidate:
     last_seen: date | None = None
     phones: frozenset[str] = frozenset()
     places: tuple[str, ...] = ()
+    # " ".join(fold_words(name)), from a stored folded column where there is one.
+    folded_name: str = ""
 
-    @property
-    def folded_name(self) -> str:
-        return " ".join(fold_words(self.name))
+    def __post_init__(self) -> None:
+        if not self.folded_name:
+            self.folded_name = " ".join(fold_words(self.name))
 
     def as_output(self) -> dict[str, Any]:
         """Return the candidate as the skill answers it, without empty keys."""
@@ -124,99 +148,249 @@ def find_known_providers(
 ) -> KnownProviders:
     """Return the household's most trusted providers of a category, best first.
 
-    At most MAX_CANDIDATES; `truncated` says more were found. Run four
-    SELECTs (contacts, matching Paperless documents, Paperless
-    correspondents, past events) and write nothing.
+    At most MAX_CANDIDATES; `truncated` says more were found. Every candidate
+    is read lean, with only what decides who is the same provider and the
+    order; the addresses and emails of the contacts shown are read once the
+    groups are ranked. Run four SELECTs (contacts, matching Paperless
+    documents, Paperless correspondents, past events), a fifth when a contact
+    is shown, and write nothing.
     """
     now = now or timezone.now()
-    found = [
-        *_contact_candidates(household, category),
-        *_paperless_candidates(household, category),
-        *_calendar_candidates(household, category, now),
-    ]
+    folds = _Folds(category)
+    # Thousands of short-lived rows, keys and groups, none in a reference
+    # cycle: a full collection in between would walk the whole process again.
+    with cyclic_gc_paused():
+        found = [
+            *_contact_candidates(household, category, folds),
+            *_paperless_candidates(household, category, folds),
+            *_calendar_candidates(household, category, now, folds),
+        ]
+        groups = _group_by_provider(found, folds)
     counts = Counter(candidate.source for candidate in found)
-    candidates = [_merge(group) for group in _group_by_provider(found, category)]
-    candidates.sort(key=_trust_order)
+    groups.sort(key=_group_order)
+    shown = groups[:MAX_CANDIDATES]
+    _add_details([member for group in shown for member in group if member.contact_id])
     return KnownProviders(
-        candidates=candidates[:MAX_CANDIDATES],
+        candidates=[_merge(group) for group in shown],
         source_counts={
             "contacts": counts["contact"],
             "paperless": counts["paperless"],
             "calendar": counts["calendar"],
         },
-        truncated=len(candidates) > MAX_CANDIDATES,
+        truncated=len(groups) > MAX_CANDIDATES,
     )
 
 
-def _any_contains(field_name: str, stems: Iterable[str]) -> Q:
-    return reduce(or_, (Q(**{f"{field_name}__contains": stem}) for stem in stems))
+class _Folds:
+    """What one call folds and looks up, each distinct text once.
+
+    Titles, streets and the words of names repeat across an address book and
+    its documents; each is folded and tested against the category once a call.
+    """
+
+    def __init__(self, category: ProviderCategory) -> None:
+        self.category = category
+        self._revealing: dict[str, bool] = {}
+        self._word_reveals: dict[str, bool] = {}
+        self._folded: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self._places: dict[str, str] = {}
+        self._place_keys: dict[str, _PlaceKeys] = {}
+        self._cores: dict[str, frozenset[str]] = {}
+
+    def reveals(self, folded: str) -> bool:
+        """Return whether a text, given as fold_name folded it, reveals the category."""
+        if folded not in self._revealing:
+            words = folded_words(folded)
+            self._revealing[folded] = self.category.is_named_by_words(words)
+        return self._revealing[folded]
+
+    def fold(self, text: str) -> str:
+        """Return fold_name(text)."""
+        if text not in self._folded:
+            self._folded[text] = fold_name(text)
+        return self._folded[text]
+
+    def name(self, text: str) -> str:
+        """Return a name's folded words joined by spaces, as Candidate keeps it."""
+        if text not in self._names:
+            self._names[text] = " ".join(fold_words(text))
+        return self._names[text]
+
+    def place(self, address: str) -> str:
+        """Return an address folded for comparison: "Hauptstr. 1" = "Hauptstraße 1"."""
+        if address not in self._places:
+            street = _STREET_ABBREVIATION.sub("strasse ", self.fold(address))
+            self._places[address] = " ".join(fold_words(street))
+        return self._places[address]
+
+    def place_keys(self, place: str) -> "_PlaceKeys":
+        if place not in self._place_keys:
+            self._place_keys[place] = _PlaceKeys.of(place)
+        return self._place_keys[place]
+
+    def core(self, folded_name: str) -> frozenset[str]:
+        """Return the words that tell one provider from another of the category."""
+        if folded_name not in self._cores:
+            self._cores[folded_name] = frozenset(
+                word
+                for word in folded_name.split()
+                if word not in _GENERIC_NAME_WORDS and not self._word_reveals_it(word)
+            )
+        return self._cores[folded_name]
+
+    def _word_reveals_it(self, word: str) -> bool:
+        if word not in self._word_reveals:
+            self._word_reveals[word] = self.category.is_revealed_by(word)
+        return self._word_reveals[word]
+
+
+@dataclass(frozen=True)
+class _PlaceKeys:
+    """A folded place's street address runs and the keys they give it.
+
+    A place appears in another when it is a street address (a number and a
+    letter) and a run of the other's words (places are whole words joined by
+    spaces), so only runs that are street addresses can ever match.
+    """
+
+    is_street: bool
+    street_runs: frozenset[str]
+    found_by: tuple[tuple[str, str], ...]
+    looks_for: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, place: str) -> "_PlaceKeys":
+        words = place.split()
+        flags = [(bool(_DIGIT.search(w)), bool(_LETTER.search(w))) for w in words]
+        runs = set()
+        for start in range(len(words)):
+            digit = letter = False
+            for end in range(start, len(words)):
+                digit = digit or flags[end][0]
+                letter = letter or flags[end][1]
+                if digit and letter:
+                    runs.add(" ".join(words[start : end + 1]))
+        is_street = place in runs
+        whole = (place,) if is_street else ()
+        return cls(
+            is_street=is_street,
+            street_runs=frozenset(runs),
+            found_by=(
+                *(("whole", p) for p in whole),
+                *(("run", run) for run in runs),
+            ),
+            looks_for=(
+                *(("run", p) for p in whole),
+                *(("whole", run) for run in runs),
+            ),
+        )
 
 
 def _contact_candidates(
-    household: Household, category: ProviderCategory
+    household: Household, category: ProviderCategory, folds: _Folds
 ) -> list[Candidate]:
-    channels = ContactChannel.objects.filter(contact=OuterRef("pk")).order_by("pk")
+    """Return the contacts of the category, without their address and email.
+
+    The concepts' GIN index finds those whose relation, business name or tag
+    names the category, and says which; the stems and tag spellings narrow as
+    they always did. Ties in the trust order keep name, then id order.
+    """
     rows = (
         Contact.objects.filter(
             household=household,
             status__in=[ContactStatus.ACTIVE, ContactStatus.PENDING],
+            concepts__overlap=category_tokens(category),
         )
         .filter(
-            _any_contains("search_text", category.search_stems)
+            ContainsAny(F("search_text"), category.search_stems)
             | Q(tags__overlap=list(category.tag_spellings))
         )
         .annotate(
-            phone_list=channels_array(ChannelKind.PHONE),
-            email=Subquery(channels.filter(kind=ChannelKind.EMAIL).values("value")[:1]),
-            address_list=addresses_array(),
+            # The day in the current time zone, as timezone.localdate gives it.
+            contacted_on=TruncDate("last_contacted_at"),
+            phone_list=ArraySubquery(
+                ContactChannel.objects.filter(
+                    contact=OuterRef("pk"), kind=ChannelKind.PHONE
+                )
+                .order_by("pk")
+                .values("value")
+            ),
+            line1_list=ArraySubquery(
+                Address.objects.filter(contact=OuterRef("pk"))
+                .order_by("pk")
+                .values("line1")
+            ),
         )
+        .order_by("display_name", "pk")
         .values(
             "id",
             "display_name",
+            "sort_name",
             "kind",
             "relation",
             "tags",
-            "last_contacted_at",
+            "concepts",
+            "contacted_on",
             "phone_list",
-            "email",
-            "address_list",
+            "line1_list",
         )
     )
-    tag_spellings = {fold_name(tag) for tag in category.tag_spellings}
+    relation_token = relation_concept_token(category.id)
+    business = business_token(category)
     candidates = []
     for row in rows:
         evidence = []
-        if row["relation"] and category.is_revealed_by(row["relation"]):
+        if relation_token in row["concepts"]:
             evidence.append(f"relation: {row['relation']}")
         evidence += [
-            f"tag: {tag}" for tag in row["tags"] if fold_name(tag) in tag_spellings
+            f"tag: {tag}" for tag in row["tags"] if names_by_tag(category, tag)
         ]
-        if row["kind"] == ContactKind.BUSINESS and category.is_revealed_by(
-            row["display_name"]
-        ):
+        if row["kind"] == ContactKind.BUSINESS and business in row["concepts"]:
             evidence.append(f"name: {row['display_name']}")
         if not evidence:
             continue
-        best_address = best_postal_address(row["address_list"], ("line1", "city"))
-        phones = [channel["value"] for channel in row["phone_list"]]
-        contacted = row["last_contacted_at"]
+        phones = row["phone_list"]
         candidates.append(
             Candidate(
                 source="contact",
                 contact_id=row["id"],
                 name=row["display_name"],
+                folded_name=" ".join(folded_words(row["sort_name"])),
                 evidence=evidence,
-                address=_postal_address(best_address) if best_address else None,
                 phone=phones[0] if phones else None,
-                email=row["email"],
-                last_seen=timezone.localdate(contacted) if contacted else None,
+                last_seen=row["contacted_on"],
                 phones=frozenset(phones),
                 places=tuple(
-                    _place_key(a["line1"]) for a in row["address_list"] if a["line1"]
+                    folds.place(line1) for line1 in row["line1_list"] if line1
                 ),
             )
         )
     return candidates
+
+
+def _add_details(contacts: list[Candidate]) -> None:
+    """Set the address and email of contact candidates about to be shown."""
+    if not contacts:
+        return
+    channels = ContactChannel.objects.filter(contact=OuterRef("pk")).order_by("pk")
+    details = {
+        row["id"]: row
+        for row in Contact.objects.filter(
+            pk__in=[candidate.contact_id for candidate in contacts]
+        )
+        .annotate(
+            email=Subquery(channels.filter(kind=ChannelKind.EMAIL).values("value")[:1]),
+            address_list=addresses_array(),
+        )
+        .order_by()
+        .values("id", "email", "address_list")
+    }
+    for candidate in contacts:
+        row = details[candidate.contact_id]
+        best_address = best_postal_address(row["address_list"], ("line1", "city"))
+        candidate.address = _postal_address(best_address) if best_address else None
+        candidate.email = row["email"]
 
 
 def _postal_address(address: Mapping[str, str]) -> str | None:
@@ -225,17 +399,18 @@ def _postal_address(address: Mapping[str, str]) -> str | None:
 
 
 def _paperless_candidates(
-    household: Household, category: ProviderCategory
+    household: Household, category: ProviderCategory, folds: _Folds
 ) -> list[Candidate]:
     documents_by_correspondent: dict[int, list[tuple[str, date | None]]] = {}
     for document in (
         PaperlessDocument.objects.filter(
             household=household, correspondent__isnull=False
         )
-        .filter(_any_contains("folded_title", category.search_stems))
-        .values("correspondent_id", "title", "created")
+        .filter(ContainsAny(F("folded_title"), category.search_stems))
+        .order_by("-created", "-pk")
+        .values("correspondent_id", "title", "folded_title", "created")
     ):
-        if category.is_revealed_by(document["title"]):
+        if folds.reveals(document["folded_title"]):
             documents_by_correspondent.setdefault(
                 document["correspondent_id"], []
             ).append((document["title"], document["created"]))
@@ -246,7 +421,7 @@ def _paperless_candidates(
     correspondents = (
         PaperlessCorrespondent.objects.filter(household=household)
         .filter(
-            _any_contains("folded_name", category.search_stems)
+            ContainsAny(F("folded_name"), category.search_stems)
             | Q(pk__in=list(documents_by_correspondent))
         )
         .annotate(
@@ -254,11 +429,19 @@ def _paperless_candidates(
             latest_created=Max("documents__created"),
             latest_title=Subquery(newest.values("title")[:1]),
         )
-        .values("id", "name", "document_count", "latest_created", "latest_title")
+        .order_by("name", "pk")
+        .values(
+            "id",
+            "name",
+            "folded_name",
+            "document_count",
+            "latest_created",
+            "latest_title",
+        )
     )
     candidates = []
     for row in correspondents:
-        if category.is_revealed_by(row["name"]):
+        if folds.reveals(row["folded_name"]):
             count, title, created = (
                 row["document_count"],
                 row["latest_title"],
@@ -274,6 +457,7 @@ def _paperless_candidates(
             Candidate(
                 source="paperless",
                 name=row["name"],
+                folded_name=" ".join(folded_words(row["folded_name"])),
                 evidence=[_documents_evidence(count, title, created)],
                 last_seen=created,
             )
@@ -291,37 +475,38 @@ def _documents_evidence(count: int, title: str | None, created: date | None) -> 
 
 
 def _calendar_candidates(
-    household: Household, category: ProviderCategory, now: datetime
+    household: Household, category: ProviderCategory, now: datetime, folds: _Folds
 ) -> list[Candidate]:
     events_by_place: dict[str, list[dict[str, Any]]] = {}
     for event in (
         CalendarEvent.objects.filter(household=household, starts_at__lt=now)
         .exclude(location="")
-        .filter(_any_contains("folded_title", category.search_stems))
+        .filter(ContainsAny(F("folded_title"), category.search_stems))
         .order_by("-starts_at", "-pk")
-        .values("title", "starts_at", "location")
+        .values("title", "folded_title", "location", day=TruncDate("starts_at"))
     ):
-        if category.is_revealed_by(event["title"]):
-            events_by_place.setdefault(fold_name(event["location"]), []).append(event)
+        if folds.reveals(event["folded_title"]):
+            events_by_place.setdefault(folds.fold(event["location"]), []).append(event)
 
     candidates = []
     for events in events_by_place.values():
         latest = events[0]
         location = latest["location"].strip()
         name, address = _name_and_address(location, fallback=latest["title"])
-        seen = timezone.localdate(latest["starts_at"])
+        seen = latest["day"]
         count = "1 past event" if len(events) == 1 else f"{len(events)} past events"
         candidates.append(
             Candidate(
                 source="calendar",
                 name=name,
+                folded_name=folds.name(name),
                 address=address,
                 evidence=[
                     f"{count} at {location}, latest '{latest['title']}' "
                     f"on {seen.isoformat()}"
                 ],
                 last_seen=seen,
-                places=(_place_key(location),),
+                places=(folds.place(location),),
             )
         )
     return candidates
@@ -339,111 +524,87 @@ def _name_and_address(location: str, *, fallback: str) -> tuple[str, str]:
     return fallback, location
 
 
-def _place_key(address: str) -> str:
-    """Return an address folded for comparison: "Hauptstr. 1" = "Hauptstraße 1"."""
-    return " ".join(
-        fold_words(_STREET_ABBREVIATION.sub("strasse ", fold_name(address)))
-    )
-
-
-def _place_within(short: str, long: str) -> bool:
+def _place_within(short: str, long: str, folds: _Folds) -> bool:
     """Return whether a street address (with its number) appears in another."""
-    if not (re.search(r"\d", short) and re.search(r"[^\W\d_]", short)):
-        return False
-    return re.search(rf"(?<!\w){re.escape(short)}(?!\w)", long) is not None
+    return short in folds.place_keys(long).street_runs
 
 
-def _name_core(name: str, category: ProviderCategory) -> frozenset[str]:
-    """Return the words that tell one provider from another of the category."""
-    return frozenset(
-        word
-        for word in fold_words(name)
-        if word not in _GENERIC_NAME_WORDS and not category.is_revealed_by(word)
-    )
-
-
-def _same_provider(
-    a: Candidate, b: Candidate, cores: Mapping[int, frozenset[str]]
-) -> bool:
+def _same_provider(a: Candidate, b: Candidate, folds: _Folds) -> bool:
     if a.folded_name == b.folded_name or a.phones & b.phones:
         return True
     same_place = any(
-        _place_within(x, y) or _place_within(y, x) for x in a.places for y in b.places
+        _place_within(x, y, folds) or _place_within(y, x, folds)
+        for x in a.places
+        for y in b.places
     )
-    core = cores[id(a)]
+    core = folds.core(a.folded_name)
     # "Zahnarzt Berlin" and "Zahnklinik Berlin" share a core but not a street.
-    if core and core == cores[id(b)] and (same_place or not (a.places and b.places)):
+    if (
+        core
+        and core == folds.core(b.folded_name)
+        and (same_place or not (a.places and b.places))
+    ):
         return True
     # Two address-book entries at one address may be two practices in one
     # building; an address links only a contact to what another source saw.
     return same_place and not a.source == b.source == "contact"
 
 
-def _word_runs(place: str) -> set[str]:
-    """Return every run of consecutive words of a folded place."""
-    words = place.split()
-    return {
-        " ".join(words[start:end])
-        for start in range(len(words))
-        for end in range(start + 1, len(words) + 1)
-    }
-
-
-def _match_keys(
-    candidate: Candidate, core: frozenset[str]
-) -> tuple[set[tuple[str, Any]], set[tuple[str, Any]]]:
-    """Return the keys a candidate is found by, and the keys it looks for.
-
-    _same_provider needs an equal name, a shared phone, an equal name core, or
-    one place inside another: a whole street address (the shorter side) equal
-    to a run of the other's words.
-    """
-    shared: set[tuple[str, Any]] = {("name", candidate.folded_name)}
-    shared |= {("phone", phone) for phone in candidate.phones}
-    if core:
-        shared.add(("core", core))
-    whole = {("whole", place) for place in candidate.places}
-    runs = {("run", run) for place in candidate.places for run in _word_runs(place)}
-    found_by = shared | whole | runs
-    looks_for = shared | {("run", place) for _, place in whole}
-    looks_for |= {("whole", run) for _, run in runs}
-    return found_by, looks_for
-
-
-def _group_by_provider(
-    found: list[Candidate], category: ProviderCategory
-) -> list[list[Candidate]]:
+def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candidate]]:
     """Group what the sources found per provider, each group led by its most trusted.
 
     A candidate joins the first group it matches, so one event at a shared
-    address cannot chain two different providers together. Groups are found
-    through the keys a match needs, so the work grows with the candidates,
-    not with their square.
+    address cannot chain two different providers together. _same_provider
+    needs an equal name, a shared phone, an equal name core, or one place
+    inside another; each is a key, so a candidate is compared only with the
+    members it shares a key with. An equal name or a shared phone is enough
+    (a sure key: the lowest group holding it is enough to know); a core or a
+    place may be (a maybe key: its members are compared). The work grows with
+    the candidates, not with their square nor with the size of a group.
     """
-    cores = {id(candidate): _name_core(candidate.name, category) for candidate in found}
     groups: list[list[Candidate]] = []
-    groups_by_key: dict[tuple[str, Any], set[int]] = {}
+    lowest_group: dict[Any, int] = {}
+    # A maybe key's members, by the number of their group.
+    members_by_key: dict[Any, dict[int, list[Candidate]]] = {}
     for candidate in sorted(found, key=_trust_order):
-        found_by, looks_for = _match_keys(candidate, cores[id(candidate)])
-        near = sorted(set().union(*(groups_by_key.get(key, ()) for key in looks_for)))
-        index = next(
-            (
-                number
-                for number in near
-                if any(
-                    _same_provider(candidate, member, cores)
-                    for member in groups[number]
-                )
-            ),
-            None,
-        )
+        sure = [("name", candidate.folded_name), *candidate.phones]
+        looks_for, found_by = _maybe_keys(candidate, folds)
+        held = [lowest_group[key] for key in sure if key in lowest_group]
+        index = min(held) if held else None
+        suspects: dict[int, list[list[Candidate]]] = {}
+        for key in looks_for:
+            for number, members in members_by_key.get(key, {}).items():
+                if index is None or number < index:
+                    suspects.setdefault(number, []).append(members)
+        for number in sorted(suspects):
+            if any(
+                _same_provider(candidate, member, folds)
+                for members in suspects[number]
+                for member in members
+            ):
+                index = number
+                break
         if index is None:
             index = len(groups)
             groups.append([])
         groups[index].append(candidate)
+        for key in sure:
+            lowest_group[key] = min(lowest_group.get(key, index), index)
         for key in found_by:
-            groups_by_key.setdefault(key, set()).add(index)
+            members_by_key.setdefault(key, {}).setdefault(index, []).append(candidate)
     return groups
+
+
+def _maybe_keys(candidate: Candidate, folds: _Folds) -> tuple[list[Any], list[Any]]:
+    """Return the maybe keys a candidate looks for, and those it is found by."""
+    core = folds.core(candidate.folded_name)
+    looks_for = [("core", core)] if core else []
+    found_by = list(looks_for)
+    for place in candidate.places:
+        keys = folds.place_keys(place)
+        looks_for += keys.looks_for
+        found_by += keys.found_by
+    return looks_for, found_by
 
 
 def _merge(group: list[Candidate]) -> Candidate:
@@ -454,17 +615,21 @@ def _merge(group: list[Candidate]) -> Candidate:
     evidence = list(leader.evidence)
     for other in others:
         evidence += _evidence_beside(other, leader)
-    seen = [member.last_seen for member in group if member.last_seen]
     return Candidate(
         source=leader.source,
         contact_id=leader.contact_id,
         name=leader.name,
+        folded_name=leader.folded_name,
         evidence=evidence,
         address=next((m.address for m in group if m.address), None),
         phone=next((m.phone for m in group if m.phone), None),
         email=next((m.email for m in group if m.email), None),
-        last_seen=max(seen) if seen else None,
+        last_seen=_last_seen(group),
     )
+
+
+def _last_seen(group: list[Candidate]) -> date | None:
+    return max((m.last_seen for m in group if m.last_seen), default=None)
 
 
 def _evidence_beside(other: Candidate, leader: Candidate) -> list[str]:
@@ -481,5 +646,17 @@ def _evidence_beside(other: Candidate, leader: Candidate) -> list[str]:
 
 def _trust_order(candidate: Candidate) -> tuple[int, int, str]:
     """Order by source trust, then newest last_seen (none last), then name."""
-    seen = -candidate.last_seen.toordinal() if candidate.last_seen else 0
-    return SOURCES.index(candidate.source), seen, candidate.folded_name
+    return _order(candidate.source, candidate.last_seen, candidate.folded_name)
+
+
+def _group_order(group: list[Candidate]) -> tuple[int, int, str]:
+    """Order groups as _trust_order orders their merged candidates."""
+    leader = group[0]
+    return _order(leader.source, _last_seen(group), leader.folded_name)
+
+
+def _order(
+    source: str, last_seen: date | None, folded_name: str
+) -> tuple[int, int, str]:
+    seen = -last_seen.toordinal() if last_seen else 0
+    return SOURCES.index(source), seen, folded_name
