@@ -24,7 +24,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery
+from django.db.models import Count, F, FilteredRelation, Max, OuterRef, Q, Subquery
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -424,9 +424,15 @@ def _paperless_candidates(
             ContainsAny(F("folded_name"), category.search_stems)
             | Q(pk__in=list(documents_by_correspondent))
         )
+        # Joined on the household too: its documents only, through their index.
+        .alias(
+            own_documents=FilteredRelation(
+                "documents", condition=Q(documents__household=household)
+            )
+        )
         .annotate(
-            document_count=Count("documents"),
-            latest_created=Max("documents__created"),
+            document_count=Count("own_documents"),
+            latest_created=Max("own_documents__created"),
             latest_title=Subquery(newest.values("title")[:1]),
         )
         .order_by("name", "pk")
