@@ -525,7 +525,7 @@ def _name_and_address(location: str, *, fallback: str) -> tuple[str, str]:
     only an address and the event's title names the provider.
     """
     first, _, rest = (part.strip() for part in location.partition(","))
-    if rest and not any(char.isdigit() for char in first):
+    if rest and not any(map(str.isdigit, first)):
         return first, rest
     return fallback, location
 

@@ -103,7 +103,8 @@ class Concept:
     def is_named_by_words(self, words: tuple[str, ...]) -> bool:
         """Return whether these folded words name this concept."""
         # Every hit is a word containing a stem: most words are rejected here.
-        if not any(stem in word for word in words for stem in self._stems):
+        text = " ".join(words)
+        if not any(stem in text for stem in self._stems):
             return False
         if any(word.startswith(self._vetoes) for word in words):
             return False
