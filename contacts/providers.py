@@ -148,18 +148,24 @@ def find_known_providers(
     documents, Paperless correspondents, past events), a fifth when a contact
     is shown, and write nothing.
     """
-    now = now or timezone.now()
-    folds = _Folds(category)
     # Thousands of short-lived rows, keys and groups, none in a reference
-    # cycle: a full collection in between would walk the whole process again.
+    # cycle: a collection while they live would walk them all (or the whole
+    # process) again; once the call returns they are freed as it goes.
     with cyclic_gc_paused():
-        found = [
-            *_contact_candidates(household, category, folds),
-            *_paperless_candidates(household, category, folds),
-            *_calendar_candidates(household, category, now, folds),
-        ]
-        groups = _group_by_provider(found, folds)
+        return _known_providers(household, category, now or timezone.now())
+
+
+def _known_providers(
+    household: Household, category: ProviderCategory, now: datetime
+) -> KnownProviders:
+    folds = _Folds(category)
+    found = [
+        *_contact_candidates(household, category, folds),
+        *_paperless_candidates(household, category, folds),
+        *_calendar_candidates(household, category, now, folds),
+    ]
     counts = Counter(candidate.source for candidate in found)
+    groups = _group_by_provider(found, folds)
     groups.sort(key=_group_order)
     shown = groups[:MAX_CANDIDATES]
     _add_details([member for group in shown for member in group if member.contact_id])
