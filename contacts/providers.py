@@ -194,7 +194,9 @@ class _Folds:
         self._folded: dict[str, str] = {}
         self._names: dict[str, str] = {}
         self._places: dict[str, str] = {}
-        self._place_keys: dict[str, _PlaceKeys] = {}
+        self._place_keys: dict[str, tuple[tuple[str, ...], ...]] = {}
+        self._runs: dict[str, frozenset[str]] = {}
+        self._flags: dict[str, tuple[bool, bool]] = {}
         self._cores: dict[str, frozenset[str]] = {}
 
     def reveals(self, folded: str) -> bool:
@@ -223,10 +225,57 @@ class _Folds:
             self._places[address] = " ".join(fold_words(street))
         return self._places[address]
 
-    def place_keys(self, place: str) -> "_PlaceKeys":
+    def place_keys(self, place: str) -> tuple[tuple[str, ...], ...]:
+        """Return keys every place that appears in this one, or it in, shares.
+
+        A street address has a word with a number; within another place it
+        is a run of its words, so it shares with it the number word and a
+        neighbour (or the word alone when it has letters too).
+        """
         if place not in self._place_keys:
-            self._place_keys[place] = _PlaceKeys.of(place)
+            words = place.split()
+            flags = [self._word_flags(word) for word in words]
+            pairs = [
+                ("pair", words[i], words[i + 1])
+                for i in range(len(words) - 1)
+                if flags[i][0] or flags[i + 1][0]
+            ]
+            whole = [
+                ("word", word)
+                for word, (digit, letter) in zip(words, flags, strict=True)
+                if digit and letter
+            ]
+            self._place_keys[place] = (*pairs, *whole)
         return self._place_keys[place]
+
+    def street_runs(self, place: str) -> frozenset[str]:
+        """Return the runs of a place's words that are street addresses.
+
+        Places are whole words joined by spaces, so a street address appears
+        in a place when it is one of these.
+        """
+        if place not in self._runs:
+            words = place.split()
+            flags = [self._word_flags(word) for word in words]
+            runs = set()
+            for start in range(len(words)):
+                digit = letter = False
+                for end in range(start, len(words)):
+                    digit = digit or flags[end][0]
+                    letter = letter or flags[end][1]
+                    if digit and letter:
+                        runs.add(" ".join(words[start : end + 1]))
+            self._runs[place] = frozenset(runs)
+        return self._runs[place]
+
+    def _word_flags(self, word: str) -> tuple[bool, bool]:
+        """Return whether a word has a digit, and whether it has a letter."""
+        if word not in self._flags:
+            self._flags[word] = (
+                _DIGIT.search(word) is not None,
+                _LETTER.search(word) is not None,
+            )
+        return self._flags[word]
 
     def core(self, folded_name: str) -> frozenset[str]:
         """Return the words that tell one provider from another of the category."""
@@ -242,48 +291,6 @@ class _Folds:
         if word not in self._word_reveals:
             self._word_reveals[word] = self.category.is_revealed_by(word)
         return self._word_reveals[word]
-
-
-@dataclass(frozen=True)
-class _PlaceKeys:
-    """A folded place's street address runs and the keys they give it.
-
-    A place appears in another when it is a street address (a number and a
-    letter) and a run of the other's words (places are whole words joined by
-    spaces), so only runs that are street addresses can ever match.
-    """
-
-    is_street: bool
-    street_runs: frozenset[str]
-    found_by: tuple[tuple[str, str], ...]
-    looks_for: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, place: str) -> "_PlaceKeys":
-        words = place.split()
-        flags = [(bool(_DIGIT.search(w)), bool(_LETTER.search(w))) for w in words]
-        runs = set()
-        for start in range(len(words)):
-            digit = letter = False
-            for end in range(start, len(words)):
-                digit = digit or flags[end][0]
-                letter = letter or flags[end][1]
-                if digit and letter:
-                    runs.add(" ".join(words[start : end + 1]))
-        is_street = place in runs
-        whole = (place,) if is_street else ()
-        return cls(
-            is_street=is_street,
-            street_runs=frozenset(runs),
-            found_by=(
-                *(("whole", p) for p in whole),
-                *(("run", run) for run in runs),
-            ),
-            looks_for=(
-                *(("run", p) for p in whole),
-                *(("whole", run) for run in runs),
-            ),
-        )
 
 
 # The sources' statements are written out: built with the ORM, building and
@@ -536,7 +543,7 @@ def _name_and_address(location: str, *, fallback: str) -> tuple[str, str]:
 
 def _place_within(short: str, long: str, folds: _Folds) -> bool:
     """Return whether a street address (with its number) appears in another."""
-    return short in folds.place_keys(long).street_runs
+    return short in folds.street_runs(long)
 
 
 def _same_provider(a: Candidate, b: Candidate, folds: _Folds) -> bool:
@@ -578,11 +585,11 @@ def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candi
     members_by_key: dict[Any, dict[int, list[Candidate]]] = {}
     for candidate in sorted(found, key=_trust_order):
         sure = [("name", candidate.folded_name), *candidate.phones]
-        looks_for, found_by = _maybe_keys(candidate, folds)
+        maybe = _maybe_keys(candidate, folds)
         held = [lowest_group[key] for key in sure if key in lowest_group]
         index = min(held) if held else None
         suspects: dict[int, list[list[Candidate]]] = {}
-        for key in looks_for:
+        for key in maybe:
             for number, members in members_by_key.get(key, {}).items():
                 if index is None or number < index:
                     suspects.setdefault(number, []).append(members)
@@ -600,21 +607,18 @@ def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candi
         groups[index].append(candidate)
         for key in sure:
             lowest_group[key] = min(lowest_group.get(key, index), index)
-        for key in found_by:
+        for key in maybe:
             members_by_key.setdefault(key, {}).setdefault(index, []).append(candidate)
     return groups
 
 
-def _maybe_keys(candidate: Candidate, folds: _Folds) -> tuple[list[Any], list[Any]]:
-    """Return the maybe keys a candidate looks for, and those it is found by."""
+def _maybe_keys(candidate: Candidate, folds: _Folds) -> list[Any]:
+    """Return the keys of a candidate's name core and places."""
     core = folds.core(candidate.folded_name)
-    looks_for = [("core", core)] if core else []
-    found_by = list(looks_for)
+    keys: list[Any] = [("core", core)] if core else []
     for place in candidate.places:
-        keys = folds.place_keys(place)
-        looks_for += keys.looks_for
-        found_by += keys.found_by
-    return looks_for, found_by
+        keys += folds.place_keys(place)
+    return keys
 
 
 def _merge(group: list[Candidate]) -> Candidate:
