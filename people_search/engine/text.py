@@ -51,10 +51,6 @@ def _bare_latin_letters() -> dict[int, str]:
 
 
 _LETTER_SPELLINGS = {**_bare_latin_letters(), **_LETTER_SPELLINGS}
-# "Mueller" is how "Müller" is written without umlauts; folding both spellings
-# (and the accent-stripped "Muller") to one form lets each find the others.
-_UMLAUT_DIGRAPHS = re.compile(r"([aou])e")
-_WHITESPACE = re.compile(r"\s+")
 _TERM_SEPARATORS = re.compile(r"[\s,]+")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -66,8 +62,11 @@ def fold_name(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKD", text)
         text = "".join(char for char in text if not unicodedata.combining(char))
-    text = _UMLAUT_DIGRAPHS.sub(r"\1", text.casefold())
-    return _WHITESPACE.sub(" ", text).strip()
+    # "Mueller" is how "Müller" is written without umlauts; folding both
+    # spellings (and the accent-stripped "Muller") to one form lets each find
+    # the others. The three never overlap: replacing each in turn is one pass.
+    text = text.casefold().replace("ae", "a").replace("oe", "o").replace("ue", "u")
+    return " ".join(text.split())
 
 
 def search_terms(query: str) -> list[str]:
