@@ -707,6 +707,28 @@ def test_counts_are_exact_however_many_groups_are_cut(household):
 
 
 @pytest.mark.django_db
+def test_last_seen_is_the_day_in_the_households_time_zone(household, settings):
+    """Half past eleven in UTC is already the next day in Berlin."""
+    settings.TIME_ZONE = "Europe/Berlin"
+    build_contact(
+        household,
+        "Dr. Roth",
+        relation="Zahnarzt",
+        last_contacted_at=datetime(2026, 3, 1, 23, 30, tzinfo=UTC),
+    )
+    event(
+        household,
+        "Zahnarzt",
+        "Praxis Ost, Weg 1, Berlin",
+        datetime(2026, 4, 30, 22, 30, tzinfo=UTC),
+    )
+
+    found = find(household, "dentist")
+
+    assert [c["last_seen"] for c in outputs(found)] == ["2026-03-02", "2026-05-01"]
+
+
+@pytest.mark.django_db
 def test_a_contact_is_found_by_what_it_is_now(household):
     """The category's tokens follow every write of the name, kind and tags."""
     contact = build_contact(household, "Praxis am Park", kind="business")
