@@ -499,6 +499,7 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
             naive_known_provider,
             frozenset(
                 {
+                    "contact_concepts_gin",
                     "contact_search_trgm",
                     "document_title_trgm",
                     "correspondent_name_trgm",

@@ -6,9 +6,18 @@ The categories are the trade concepts of the engine's one vocabulary
 apart ("Tierarzt" is no doctor, "Fahrradwerkstatt" no garage). Defining the
 words once lets find_person's relation matching and find_known_provider
 agree on what a "Zahnarzt" is.
+
+A contact's writes file it under its categories in its concepts (beside the
+"relation:<id>" the engine derives): "business:<id>" when a business's name
+reveals the category, "tag:<id>" when a tag names it. One GIN index then finds
+a category's contacts, however large the address book.
 """
 
-from people_search.engine.text import fold_words
+from collections.abc import Iterable
+
+from contacts.models import ContactKind
+from people_search.engine.matching import relation_concept_token
+from people_search.engine.text import fold_name, fold_words
 from people_search.engine.vocabulary import VOCABULARY, Concept
 
 ProviderCategory = Concept
@@ -18,6 +27,12 @@ CATEGORIES: tuple[ProviderCategory, ...] = tuple(
 )
 
 _BY_ID = {category.id: category for category in CATEGORIES}
+_FOLDED_TAGS = {
+    category.id: frozenset(fold_name(tag) for tag in category.tag_spellings)
+    for category in CATEGORIES
+}
+_BUSINESS_CONCEPT = "business:"
+_TAG_CONCEPT = "tag:"
 
 
 class UnknownCategory(ValueError):
@@ -42,6 +57,43 @@ def categories_revealed_by(text: str) -> list[ProviderCategory]:
         (category for category in CATEGORIES if category.is_revealed_by(text)),
         key=lambda category: category.id,
     )
+
+
+def names_by_tag(category: ProviderCategory, tag: str) -> bool:
+    """Return whether a contact's tag files it under the category ("Zahnarzt")."""
+    return fold_name(tag) in _FOLDED_TAGS[category.id]
+
+
+def provider_tokens(*, kind: str, display_name: str, tags: Iterable[str]) -> list[str]:
+    """Return the tokens that file a contact under the categories it provides."""
+    tokens = [
+        _TAG_CONCEPT + category.id
+        for category in CATEGORIES
+        if any(names_by_tag(category, tag) for tag in tags)
+    ]
+    if kind == ContactKind.BUSINESS:
+        tokens += [
+            _BUSINESS_CONCEPT + category.id
+            for category in categories_revealed_by(display_name)
+        ]
+    return tokens
+
+
+def business_token(category: ProviderCategory) -> str:
+    """Return the token of a business whose name reveals the category."""
+    return _BUSINESS_CONCEPT + category.id
+
+
+def category_tokens(category: ProviderCategory) -> list[str]:
+    """Return the tokens of every contact that may be a provider of the category.
+
+    Its relation, business name or a tag names the category.
+    """
+    return [
+        relation_concept_token(category.id),
+        business_token(category),
+        _TAG_CONCEPT + category.id,
+    ]
 
 
 def resolve_category(text: str) -> ProviderCategory:

@@ -1,40 +1,49 @@
 """Find the providers a household already uses, before anyone searches nearby.
 
 Three sources, in order of trust: the address book, the Paperless-ngx mirror
-and past calendar events. SQL narrows each source with the category's stems,
-matched against columns folded when the row was written (nothing is folded in
-SQL, so trigram indexes serve the match); provider_categories decides word by
-word which rows really reveal it. The same provider found in several places
-becomes one candidate.
+and past calendar events. SQL finds each source's rows through what every
+write stores beside them: a contact's concepts name the categories its
+relation, business name or tags reveal (GIN index), and titles and names are
+matched as folded copies (nothing is folded in SQL). provider_categories
+decides word by word which Paperless and calendar rows really reveal the
+category. The same provider found in several places becomes one candidate.
+
+Which candidates are one provider, and their order, depend on every
+candidate (a late, less trusted one may join a group and raise its
+last_seen), so every candidate is read, but lean: only what decides
+identity and order. Each distinct text is folded once a call, a candidate is
+compared only with the members it shares a key with, and the addresses and
+emails of contacts are read for the groups shown.
 """
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import reduce
-from operator import or_
 from typing import Any
 
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery
+from django.db import connection
 from django.utils import timezone
 
 from contacts.addresses import best_postal_address
-from contacts.aggregates import addresses_array, channels_array
+from contacts.aggregates import ADDRESS_FIELDS
 from contacts.models import (
     ChannelKind,
-    Contact,
-    ContactChannel,
     ContactKind,
     ContactStatus,
-    PaperlessCorrespondent,
-    PaperlessDocument,
     one_line_address,
 )
-from contacts.provider_categories import ProviderCategory
-from household.models import CalendarEvent, Household
-from people_search.engine.text import fold_name, fold_words
+from contacts.provider_categories import (
+    ProviderCategory,
+    business_token,
+    category_tokens,
+    names_by_tag,
+)
+from household.models import Household
+from people_search.engine.matching import relation_concept_token
+from people_search.engine.text import fold_name, fold_words, folded_words
+from yorik.bulk import cyclic_gc_paused
 
 SOURCES = ("contact", "paperless", "calendar")
 # Enough to ask the person which one; a household with more is cut, best first.
@@ -76,11 +85,17 @@ _GENERIC_NAME_WORDS = frozenset(
     }
 )
 _STREET_ABBREVIATION = re.compile(r"str\.")
+_ADDRESS_COLUMNS = ("kind", *ADDRESS_FIELDS)
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass
 class Candidate:
-    """A provider found in one source, or several merged into one."""
+    """A provider found in one source, or several merged into one.
+
+    A contact's address and email are read only once it is shown (_add_details).
+    """
 
     source: str
     name: str
@@ -92,10 +107,12 @@ class Candidate:
     last_seen: date | None = None
     phones: frozenset[str] = frozenset()
     places: tuple[str, ...] = ()
+    # " ".join(fold_words(name)), from a stored folded column where there is one.
+    folded_name: str = ""
 
-    @property
-    def folded_name(self) -> str:
-        return " ".join(fold_words(self.name))
+    def __post_init__(self) -> None:
+        if not self.folded_name:
+            self.folded_name = " ".join(fold_words(self.name))
 
     def as_output(self) -> dict[str, Any]:
         """Return the candidate as the skill answers it, without empty keys."""
@@ -124,99 +141,311 @@ def find_known_providers(
 ) -> KnownProviders:
     """Return the household's most trusted providers of a category, best first.
 
-    At most MAX_CANDIDATES; `truncated` says more were found. Run four
-    SELECTs (contacts, matching Paperless documents, Paperless
-    correspondents, past events) and write nothing.
+    At most MAX_CANDIDATES; `truncated` says more were found. Every candidate
+    is read lean, with only what decides who is the same provider and the
+    order; the addresses and emails of the contacts shown are read once the
+    groups are ranked. Run four SELECTs (contacts, matching Paperless
+    documents, Paperless correspondents, past events), a fifth when a contact
+    is shown, and write nothing.
     """
-    now = now or timezone.now()
+    # Thousands of short-lived rows, keys and groups, none in a reference
+    # cycle: a collection while they live would walk them all (or the whole
+    # process) again; once the call returns they are freed as it goes.
+    with cyclic_gc_paused():
+        return _known_providers(household, category, now or timezone.now())
+
+
+def _known_providers(
+    household: Household, category: ProviderCategory, now: datetime
+) -> KnownProviders:
+    folds = _Folds(category)
     found = [
-        *_contact_candidates(household, category),
-        *_paperless_candidates(household, category),
-        *_calendar_candidates(household, category, now),
+        *_contact_candidates(household, category, folds),
+        *_paperless_candidates(household, category, folds),
+        *_calendar_candidates(household, category, now, folds),
     ]
     counts = Counter(candidate.source for candidate in found)
-    candidates = [_merge(group) for group in _group_by_provider(found, category)]
-    candidates.sort(key=_trust_order)
+    groups = _group_by_provider(found, folds)
+    groups.sort(key=_group_order)
+    shown = groups[:MAX_CANDIDATES]
+    _add_details([member for group in shown for member in group if member.contact_id])
     return KnownProviders(
-        candidates=candidates[:MAX_CANDIDATES],
+        candidates=[_merge(group) for group in shown],
         source_counts={
             "contacts": counts["contact"],
             "paperless": counts["paperless"],
             "calendar": counts["calendar"],
         },
-        truncated=len(candidates) > MAX_CANDIDATES,
+        truncated=len(groups) > MAX_CANDIDATES,
     )
 
 
-def _any_contains(field_name: str, stems: Iterable[str]) -> Q:
-    return reduce(or_, (Q(**{f"{field_name}__contains": stem}) for stem in stems))
+class _Folds:
+    """What one call folds and looks up, each distinct text once.
+
+    Titles, streets and the words of names repeat across an address book and
+    its documents; each is folded and tested against the category once a call.
+    """
+
+    def __init__(self, category: ProviderCategory) -> None:
+        self.category = category
+        self._revealing: dict[str, bool] = {}
+        self._word_reveals: dict[str, bool] = {}
+        self._folded: dict[str, str] = {}
+        self._names: dict[str, str] = {}
+        self._places: dict[str, str] = {}
+        self._place_keys: dict[str, tuple[tuple[str, ...], ...]] = {}
+        self._runs: dict[str, frozenset[str]] = {}
+        self._flags: dict[str, tuple[bool, bool]] = {}
+        self._cores: dict[str, frozenset[str]] = {}
+
+    def reveals(self, folded: str) -> bool:
+        """Return whether a text, given as fold_name folded it, reveals the category."""
+        if folded not in self._revealing:
+            words = folded_words(folded)
+            self._revealing[folded] = self.category.is_named_by_words(words)
+        return self._revealing[folded]
+
+    def fold(self, text: str) -> str:
+        """Return fold_name(text)."""
+        if text not in self._folded:
+            self._folded[text] = fold_name(text)
+        return self._folded[text]
+
+    def name(self, text: str) -> str:
+        """Return a name's folded words joined by spaces, as Candidate keeps it."""
+        if text not in self._names:
+            self._names[text] = " ".join(fold_words(text))
+        return self._names[text]
+
+    def place(self, address: str) -> str:
+        """Return an address folded for comparison: "Hauptstr. 1" = "Hauptstraße 1"."""
+        if address not in self._places:
+            street = _STREET_ABBREVIATION.sub("strasse ", self.fold(address))
+            self._places[address] = " ".join(fold_words(street))
+        return self._places[address]
+
+    def place_keys(self, place: str) -> tuple[tuple[str, ...], ...]:
+        """Return keys every place that appears in this one, or it in, shares.
+
+        A street address has a word with a number; within another place it
+        is a run of its words, so it shares with it the number word and a
+        neighbour (or the word alone when it has letters too).
+        """
+        if place not in self._place_keys:
+            words = place.split()
+            flags = [self._word_flags(word) for word in words]
+            pairs = [
+                ("pair", words[i], words[i + 1])
+                for i in range(len(words) - 1)
+                if flags[i][0] or flags[i + 1][0]
+            ]
+            whole = [
+                ("word", word)
+                for word, (digit, letter) in zip(words, flags, strict=True)
+                if digit and letter
+            ]
+            self._place_keys[place] = (*pairs, *whole)
+        return self._place_keys[place]
+
+    def street_runs(self, place: str) -> frozenset[str]:
+        """Return the runs of a place's words that are street addresses.
+
+        Places are whole words joined by spaces, so a street address appears
+        in a place when it is one of these.
+        """
+        if place not in self._runs:
+            words = place.split()
+            flags = [self._word_flags(word) for word in words]
+            runs = set()
+            for start in range(len(words)):
+                digit = letter = False
+                for end in range(start, len(words)):
+                    digit = digit or flags[end][0]
+                    letter = letter or flags[end][1]
+                    if digit and letter:
+                        runs.add(" ".join(words[start : end + 1]))
+            self._runs[place] = frozenset(runs)
+        return self._runs[place]
+
+    def _word_flags(self, word: str) -> tuple[bool, bool]:
+        """Return whether a word has a digit, and whether it has a letter."""
+        if word not in self._flags:
+            self._flags[word] = (
+                _DIGIT.search(word) is not None,
+                _LETTER.search(word) is not None,
+            )
+        return self._flags[word]
+
+    def core(self, folded_name: str) -> frozenset[str]:
+        """Return the words that tell one provider from another of the category."""
+        if folded_name not in self._cores:
+            self._cores[folded_name] = frozenset(
+                word
+                for word in folded_name.split()
+                if word not in _GENERIC_NAME_WORDS and not self._word_reveals_it(word)
+            )
+        return self._cores[folded_name]
+
+    def _word_reveals_it(self, word: str) -> bool:
+        if word not in self._word_reveals:
+            self._word_reveals[word] = self.category.is_revealed_by(word)
+        return self._word_reveals[word]
+
+
+# The sources' statements are written out: built with the ORM, building and
+# compiling them cost more CPU than PostgreSQL spent answering them (3 ms of
+# 3.5 at 1k contacts). Every one reads one household; the stems are one
+# LIKE ANY of an array, the dates are days in the current time zone (as
+# timezone.localdate gives them) so no timestamp is parsed in Python.
+_CONTACTS = """
+SELECT c.id, c.display_name, c.sort_name, c.kind, c.relation, c.tags, c.concepts,
+       (c.last_contacted_at AT TIME ZONE %(time_zone)s)::date,
+       ARRAY(SELECT ch.value FROM contacts_contactchannel ch
+             WHERE ch.contact_id = c.id AND ch.kind = %(phone)s ORDER BY ch.id),
+       ARRAY(SELECT a.line1 FROM addresses a WHERE a.contact_id = c.id ORDER BY a.id)
+FROM contacts_contact c
+WHERE c.household_id = %(household)s
+  AND c.status = ANY(%(statuses)s)
+  AND c.concepts && %(tokens)s::varchar(64)[]
+  AND (c.search_text LIKE ANY(%(stems)s)
+       OR c.tags && %(tag_spellings)s::varchar(64)[])
+ORDER BY c.display_name, c.id
+"""
+# Each address as its _ADDRESS_COLUMNS.
+_DETAILS = """
+SELECT c.id,
+       (SELECT ch.value FROM contacts_contactchannel ch
+        WHERE ch.contact_id = c.id AND ch.kind = %(email)s ORDER BY ch.id LIMIT 1),
+       ARRAY(SELECT ARRAY[a.kind, a.line1, a.line2, a.postcode, a.city, a.country]
+             FROM addresses a WHERE a.contact_id = c.id ORDER BY a.id)
+FROM contacts_contact c
+WHERE c.id = ANY(%(ids)s::bigint[])
+"""
+_DOCUMENTS = """
+SELECT d.correspondent_id, d.title, d.folded_title, d.created
+FROM contacts_paperlessdocument d
+WHERE d.household_id = %(household)s AND d.correspondent_id IS NOT NULL
+  AND d.folded_title LIKE ANY(%(stems)s)
+ORDER BY d.created DESC, d.id DESC
+"""
+# The join names the household too: its documents only, through their index.
+_CORRESPONDENTS = """
+SELECT c.id, c.name, c.folded_name, count(d.id), max(d.created),
+       (SELECT n.title FROM contacts_paperlessdocument n
+        WHERE n.correspondent_id = c.id
+        ORDER BY n.created DESC NULLS LAST, n.id DESC LIMIT 1)
+FROM contacts_paperlesscorrespondent c
+LEFT JOIN contacts_paperlessdocument d
+  ON d.correspondent_id = c.id AND d.household_id = %(household)s
+WHERE c.household_id = %(household)s
+  AND (c.folded_name LIKE ANY(%(stems)s) OR c.id = ANY(%(ids)s::bigint[]))
+GROUP BY c.id
+ORDER BY c.name, c.id
+"""
+_EVENTS = """
+SELECT e.title, e.folded_title, e.location,
+       (e.starts_at AT TIME ZONE %(time_zone)s)::date
+FROM household_calendarevent e
+WHERE e.household_id = %(household)s AND e.starts_at < %(now)s
+  AND e.location <> '' AND e.folded_title LIKE ANY(%(stems)s)
+ORDER BY e.starts_at DESC, e.id DESC
+"""
+
+
+def _narrowing(household: Household, category: ProviderCategory) -> dict[str, Any]:
+    """Return the parameters every source's statement takes."""
+    return {
+        "household": household.pk,
+        "stems": [
+            f"%{connection.ops.prep_for_like_query(stem)}%"
+            for stem in category.search_stems
+        ],
+        "time_zone": timezone.get_current_timezone_name(),
+    }
+
+
+def _rows(sql: str, parameters: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, parameters)
+        return cursor.fetchall()
 
 
 def _contact_candidates(
-    household: Household, category: ProviderCategory
+    household: Household, category: ProviderCategory, folds: _Folds
 ) -> list[Candidate]:
-    channels = ContactChannel.objects.filter(contact=OuterRef("pk")).order_by("pk")
-    rows = (
-        Contact.objects.filter(
-            household=household,
-            status__in=[ContactStatus.ACTIVE, ContactStatus.PENDING],
-        )
-        .filter(
-            _any_contains("search_text", category.search_stems)
-            | Q(tags__overlap=list(category.tag_spellings))
-        )
-        .annotate(
-            phone_list=channels_array(ChannelKind.PHONE),
-            email=Subquery(channels.filter(kind=ChannelKind.EMAIL).values("value")[:1]),
-            address_list=addresses_array(),
-        )
-        .values(
-            "id",
-            "display_name",
-            "kind",
-            "relation",
-            "tags",
-            "last_contacted_at",
-            "phone_list",
-            "email",
-            "address_list",
-        )
+    """Return the contacts of the category, without their address and email.
+
+    The concepts' GIN index finds those whose relation, business name or tag
+    names the category, and says which; the stems and tag spellings narrow as
+    they always did. Ties in the trust order keep name, then id order.
+    """
+    rows = _rows(
+        _CONTACTS,
+        {
+            **_narrowing(household, category),
+            "statuses": [ContactStatus.ACTIVE, ContactStatus.PENDING],
+            "tokens": category_tokens(category),
+            "tag_spellings": list(category.tag_spellings),
+            "phone": ChannelKind.PHONE,
+        },
     )
-    tag_spellings = {fold_name(tag) for tag in category.tag_spellings}
+    relation_token = relation_concept_token(category.id)
+    business = business_token(category)
     candidates = []
-    for row in rows:
+    for (
+        id_,
+        name,
+        sort_name,
+        kind,
+        relation,
+        tags,
+        concepts,
+        seen,
+        phones,
+        lines,
+    ) in rows:
         evidence = []
-        if row["relation"] and category.is_revealed_by(row["relation"]):
-            evidence.append(f"relation: {row['relation']}")
-        evidence += [
-            f"tag: {tag}" for tag in row["tags"] if fold_name(tag) in tag_spellings
-        ]
-        if row["kind"] == ContactKind.BUSINESS and category.is_revealed_by(
-            row["display_name"]
-        ):
-            evidence.append(f"name: {row['display_name']}")
+        if relation_token in concepts:
+            evidence.append(f"relation: {relation}")
+        evidence += [f"tag: {tag}" for tag in tags if names_by_tag(category, tag)]
+        if kind == ContactKind.BUSINESS and business in concepts:
+            evidence.append(f"name: {name}")
         if not evidence:
             continue
-        best_address = best_postal_address(row["address_list"], ("line1", "city"))
-        phones = [channel["value"] for channel in row["phone_list"]]
-        contacted = row["last_contacted_at"]
         candidates.append(
             Candidate(
                 source="contact",
-                contact_id=row["id"],
-                name=row["display_name"],
+                contact_id=id_,
+                name=name,
+                folded_name=" ".join(folded_words(sort_name)),
                 evidence=evidence,
-                address=_postal_address(best_address) if best_address else None,
                 phone=phones[0] if phones else None,
-                email=row["email"],
-                last_seen=timezone.localdate(contacted) if contacted else None,
+                last_seen=seen,
                 phones=frozenset(phones),
-                places=tuple(
-                    _place_key(a["line1"]) for a in row["address_list"] if a["line1"]
-                ),
+                places=tuple(folds.place(line1) for line1 in lines if line1),
             )
         )
     return candidates
+
+
+def _add_details(contacts: list[Candidate]) -> None:
+    """Set the address and email of contact candidates about to be shown."""
+    if not contacts:
+        return
+    ids = [candidate.contact_id for candidate in contacts]
+    details = {
+        id_: (email, addresses)
+        for id_, email, addresses in _rows(
+            _DETAILS, {"ids": ids, "email": ChannelKind.EMAIL}
+        )
+    }
+    for candidate in contacts:
+        email, rows = details[candidate.contact_id]
+        addresses = [dict(zip(_ADDRESS_COLUMNS, row, strict=True)) for row in rows]
+        best_address = best_postal_address(addresses, ("line1", "city"))
+        candidate.address = _postal_address(best_address) if best_address else None
+        candidate.email = email
 
 
 def _postal_address(address: Mapping[str, str]) -> str | None:
@@ -225,55 +454,31 @@ def _postal_address(address: Mapping[str, str]) -> str | None:
 
 
 def _paperless_candidates(
-    household: Household, category: ProviderCategory
+    household: Household, category: ProviderCategory, folds: _Folds
 ) -> list[Candidate]:
+    narrowing = _narrowing(household, category)
     documents_by_correspondent: dict[int, list[tuple[str, date | None]]] = {}
-    for document in (
-        PaperlessDocument.objects.filter(
-            household=household, correspondent__isnull=False
-        )
-        .filter(_any_contains("folded_title", category.search_stems))
-        .values("correspondent_id", "title", "created")
-    ):
-        if category.is_revealed_by(document["title"]):
-            documents_by_correspondent.setdefault(
-                document["correspondent_id"], []
-            ).append((document["title"], document["created"]))
-
-    newest = PaperlessDocument.objects.filter(correspondent=OuterRef("pk")).order_by(
-        F("created").desc(nulls_last=True), "-pk"
-    )
-    correspondents = (
-        PaperlessCorrespondent.objects.filter(household=household)
-        .filter(
-            _any_contains("folded_name", category.search_stems)
-            | Q(pk__in=list(documents_by_correspondent))
-        )
-        .annotate(
-            document_count=Count("documents"),
-            latest_created=Max("documents__created"),
-            latest_title=Subquery(newest.values("title")[:1]),
-        )
-        .values("id", "name", "document_count", "latest_created", "latest_title")
+    for correspondent_id, title, folded_title, created in _rows(_DOCUMENTS, narrowing):
+        if folds.reveals(folded_title):
+            documents_by_correspondent.setdefault(correspondent_id, []).append(
+                (title, created)
+            )
+    correspondents = _rows(
+        _CORRESPONDENTS, {**narrowing, "ids": list(documents_by_correspondent)}
     )
     candidates = []
-    for row in correspondents:
-        if category.is_revealed_by(row["name"]):
-            count, title, created = (
-                row["document_count"],
-                row["latest_title"],
-                row["latest_created"],
-            )
-        elif row["id"] in documents_by_correspondent:
-            documents = documents_by_correspondent[row["id"]]
+    for id_, name, folded_name, count, created, title in correspondents:
+        if not folds.reveals(folded_name):
+            if id_ not in documents_by_correspondent:
+                continue
+            documents = documents_by_correspondent[id_]
             title, created = max(documents, key=lambda d: d[1] or date.min)
             count = len(documents)
-        else:
-            continue
         candidates.append(
             Candidate(
                 source="paperless",
-                name=row["name"],
+                name=name,
+                folded_name=" ".join(folded_words(folded_name)),
                 evidence=[_documents_evidence(count, title, created)],
                 last_seen=created,
             )
@@ -291,37 +496,34 @@ def _documents_evidence(count: int, title: str | None, created: date | None) -> 
 
 
 def _calendar_candidates(
-    household: Household, category: ProviderCategory, now: datetime
+    household: Household, category: ProviderCategory, now: datetime, folds: _Folds
 ) -> list[Candidate]:
-    events_by_place: dict[str, list[dict[str, Any]]] = {}
-    for event in (
-        CalendarEvent.objects.filter(household=household, starts_at__lt=now)
-        .exclude(location="")
-        .filter(_any_contains("folded_title", category.search_stems))
-        .order_by("-starts_at", "-pk")
-        .values("title", "starts_at", "location")
+    events_by_place: dict[str, list[tuple[str, str, date]]] = {}
+    for title, folded_title, location, day in _rows(
+        _EVENTS, {**_narrowing(household, category), "now": now}
     ):
-        if category.is_revealed_by(event["title"]):
-            events_by_place.setdefault(fold_name(event["location"]), []).append(event)
+        if folds.reveals(folded_title):
+            events_by_place.setdefault(folds.fold(location), []).append(
+                (title, location, day)
+            )
 
     candidates = []
     for events in events_by_place.values():
-        latest = events[0]
-        location = latest["location"].strip()
-        name, address = _name_and_address(location, fallback=latest["title"])
-        seen = timezone.localdate(latest["starts_at"])
+        title, location, seen = events[0]
+        location = location.strip()
+        name, address = _name_and_address(location, fallback=title)
         count = "1 past event" if len(events) == 1 else f"{len(events)} past events"
         candidates.append(
             Candidate(
                 source="calendar",
                 name=name,
+                folded_name=folds.name(name),
                 address=address,
                 evidence=[
-                    f"{count} at {location}, latest '{latest['title']}' "
-                    f"on {seen.isoformat()}"
+                    f"{count} at {location}, latest '{title}' on {seen.isoformat()}"
                 ],
                 last_seen=seen,
-                places=(_place_key(location),),
+                places=(folds.place(location),),
             )
         )
     return candidates
@@ -334,116 +536,89 @@ def _name_and_address(location: str, *, fallback: str) -> tuple[str, str]:
     only an address and the event's title names the provider.
     """
     first, _, rest = (part.strip() for part in location.partition(","))
-    if rest and not any(char.isdigit() for char in first):
+    if rest and not any(map(str.isdigit, first)):
         return first, rest
     return fallback, location
 
 
-def _place_key(address: str) -> str:
-    """Return an address folded for comparison: "Hauptstr. 1" = "Hauptstraße 1"."""
-    return " ".join(
-        fold_words(_STREET_ABBREVIATION.sub("strasse ", fold_name(address)))
-    )
-
-
-def _place_within(short: str, long: str) -> bool:
+def _place_within(short: str, long: str, folds: _Folds) -> bool:
     """Return whether a street address (with its number) appears in another."""
-    if not (re.search(r"\d", short) and re.search(r"[^\W\d_]", short)):
-        return False
-    return re.search(rf"(?<!\w){re.escape(short)}(?!\w)", long) is not None
+    return short in folds.street_runs(long)
 
 
-def _name_core(name: str, category: ProviderCategory) -> frozenset[str]:
-    """Return the words that tell one provider from another of the category."""
-    return frozenset(
-        word
-        for word in fold_words(name)
-        if word not in _GENERIC_NAME_WORDS and not category.is_revealed_by(word)
-    )
-
-
-def _same_provider(
-    a: Candidate, b: Candidate, cores: Mapping[int, frozenset[str]]
-) -> bool:
+def _same_provider(a: Candidate, b: Candidate, folds: _Folds) -> bool:
     if a.folded_name == b.folded_name or a.phones & b.phones:
         return True
     same_place = any(
-        _place_within(x, y) or _place_within(y, x) for x in a.places for y in b.places
+        _place_within(x, y, folds) or _place_within(y, x, folds)
+        for x in a.places
+        for y in b.places
     )
-    core = cores[id(a)]
+    core = folds.core(a.folded_name)
     # "Zahnarzt Berlin" and "Zahnklinik Berlin" share a core but not a street.
-    if core and core == cores[id(b)] and (same_place or not (a.places and b.places)):
+    if (
+        core
+        and core == folds.core(b.folded_name)
+        and (same_place or not (a.places and b.places))
+    ):
         return True
     # Two address-book entries at one address may be two practices in one
     # building; an address links only a contact to what another source saw.
     return same_place and not a.source == b.source == "contact"
 
 
-def _word_runs(place: str) -> set[str]:
-    """Return every run of consecutive words of a folded place."""
-    words = place.split()
-    return {
-        " ".join(words[start:end])
-        for start in range(len(words))
-        for end in range(start + 1, len(words) + 1)
-    }
-
-
-def _match_keys(
-    candidate: Candidate, core: frozenset[str]
-) -> tuple[set[tuple[str, Any]], set[tuple[str, Any]]]:
-    """Return the keys a candidate is found by, and the keys it looks for.
-
-    _same_provider needs an equal name, a shared phone, an equal name core, or
-    one place inside another: a whole street address (the shorter side) equal
-    to a run of the other's words.
-    """
-    shared: set[tuple[str, Any]] = {("name", candidate.folded_name)}
-    shared |= {("phone", phone) for phone in candidate.phones}
-    if core:
-        shared.add(("core", core))
-    whole = {("whole", place) for place in candidate.places}
-    runs = {("run", run) for place in candidate.places for run in _word_runs(place)}
-    found_by = shared | whole | runs
-    looks_for = shared | {("run", place) for _, place in whole}
-    looks_for |= {("whole", run) for _, run in runs}
-    return found_by, looks_for
-
-
-def _group_by_provider(
-    found: list[Candidate], category: ProviderCategory
-) -> list[list[Candidate]]:
+def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candidate]]:
     """Group what the sources found per provider, each group led by its most trusted.
 
     A candidate joins the first group it matches, so one event at a shared
-    address cannot chain two different providers together. Groups are found
-    through the keys a match needs, so the work grows with the candidates,
-    not with their square.
+    address cannot chain two different providers together. _same_provider
+    needs an equal name, a shared phone, an equal name core, or one place
+    inside another; each is a key, so a candidate is compared only with the
+    members it shares a key with. An equal name or a shared phone is enough
+    (a sure key: the lowest group holding it is enough to know); a core or a
+    place may be (a maybe key: its members are compared). The work grows with
+    the candidates, not with their square nor with the size of a group.
     """
-    cores = {id(candidate): _name_core(candidate.name, category) for candidate in found}
     groups: list[list[Candidate]] = []
-    groups_by_key: dict[tuple[str, Any], set[int]] = {}
+    lowest_group: dict[Any, int] = {}
+    # A maybe key's members, by the number of their group.
+    members_by_key: dict[Any, dict[int, list[Candidate]]] = {}
     for candidate in sorted(found, key=_trust_order):
-        found_by, looks_for = _match_keys(candidate, cores[id(candidate)])
-        near = sorted(set().union(*(groups_by_key.get(key, ()) for key in looks_for)))
-        index = next(
-            (
-                number
-                for number in near
-                if any(
-                    _same_provider(candidate, member, cores)
-                    for member in groups[number]
-                )
-            ),
-            None,
-        )
+        sure = [("name", candidate.folded_name), *candidate.phones]
+        maybe = _maybe_keys(candidate, folds)
+        held = [lowest_group[key] for key in sure if key in lowest_group]
+        index = min(held) if held else None
+        suspects: dict[int, list[list[Candidate]]] = {}
+        for key in maybe:
+            for number, members in members_by_key.get(key, {}).items():
+                if index is None or number < index:
+                    suspects.setdefault(number, []).append(members)
+        for number in sorted(suspects):
+            if any(
+                _same_provider(candidate, member, folds)
+                for members in suspects[number]
+                for member in members
+            ):
+                index = number
+                break
         if index is None:
             index = len(groups)
             groups.append([])
         groups[index].append(candidate)
-        for key in found_by:
-            groups_by_key.setdefault(key, set()).add(index)
+        for key in sure:
+            lowest_group[key] = min(lowest_group.get(key, index), index)
+        for key in maybe:
+            members_by_key.setdefault(key, {}).setdefault(index, []).append(candidate)
     return groups
+
+
+def _maybe_keys(candidate: Candidate, folds: _Folds) -> list[Any]:
+    """Return the keys of a candidate's name core and places."""
+    core = folds.core(candidate.folded_name)
+    keys: list[Any] = [("core", core)] if core else []
+    for place in candidate.places:
+        keys += folds.place_keys(place)
+    return keys
 
 
 def _merge(group: list[Candidate]) -> Candidate:
@@ -454,17 +629,21 @@ def _merge(group: list[Candidate]) -> Candidate:
     evidence = list(leader.evidence)
     for other in others:
         evidence += _evidence_beside(other, leader)
-    seen = [member.last_seen for member in group if member.last_seen]
     return Candidate(
         source=leader.source,
         contact_id=leader.contact_id,
         name=leader.name,
+        folded_name=leader.folded_name,
         evidence=evidence,
         address=next((m.address for m in group if m.address), None),
         phone=next((m.phone for m in group if m.phone), None),
         email=next((m.email for m in group if m.email), None),
-        last_seen=max(seen) if seen else None,
+        last_seen=_last_seen(group),
     )
+
+
+def _last_seen(group: list[Candidate]) -> date | None:
+    return max((m.last_seen for m in group if m.last_seen), default=None)
 
 
 def _evidence_beside(other: Candidate, leader: Candidate) -> list[str]:
@@ -481,5 +660,17 @@ def _evidence_beside(other: Candidate, leader: Candidate) -> list[str]:
 
 def _trust_order(candidate: Candidate) -> tuple[int, int, str]:
     """Order by source trust, then newest last_seen (none last), then name."""
-    seen = -candidate.last_seen.toordinal() if candidate.last_seen else 0
-    return SOURCES.index(candidate.source), seen, candidate.folded_name
+    return _order(candidate.source, candidate.last_seen, candidate.folded_name)
+
+
+def _group_order(group: list[Candidate]) -> tuple[int, int, str]:
+    """Order groups as _trust_order orders their merged candidates."""
+    leader = group[0]
+    return _order(leader.source, _last_seen(group), leader.folded_name)
+
+
+def _order(
+    source: str, last_seen: date | None, folded_name: str
+) -> tuple[int, int, str]:
+    seen = -last_seen.toordinal() if last_seen else 0
+    return SOURCES.index(source), seen, folded_name

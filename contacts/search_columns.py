@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from typing import TypedDict
 
+from contacts.provider_categories import provider_tokens
 from people_search.engine.matching import concept_tokens, match_document
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from people_search.engine.text import fold_name, search_document
@@ -23,8 +24,10 @@ def contact_columns(
     display_name: str,
     first_name: str,
     last_name: str,
+    kind: str,
     relation: str,
     aliases: Sequence[str],
+    tags: Sequence[str],
     emails: Sequence[str],
     phones: Sequence[str],
     region: str,
@@ -33,7 +36,8 @@ def contact_columns(
     phone digits.
 
     `concepts` are those its relation and aliases name ("Großmutter", "Oma"
-    → grandmother), so a query naming one finds it in any language. `phones`
+    → grandmother), so a query naming one finds it in any language, and the
+    provider categories its business name or tags name. `phones`
     are the E.164 values of its phone channels, read in the household's
     `region`; `phone_digits` holds their national significant digits, which a
     phone query looks for with or without its country code.
@@ -49,7 +53,12 @@ def contact_columns(
             relation=relation,
             emails=emails,
         ),
-        concepts=concept_tokens(relation=relation, aliases=aliases),
+        concepts=sorted(
+            [
+                *concept_tokens(relation=relation, aliases=aliases),
+                *provider_tokens(kind=kind, display_name=display_name, tags=tags),
+            ]
+        ),
         phone_digits=" ".join(_national_digits(phone, region) for phone in phones),
     )
 

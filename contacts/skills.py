@@ -312,7 +312,10 @@ this before searching the internet: find_known_provider(category="dentist").
 - None: fall through to find_provider_nearby(poi=…, near=…).""",
     input_serializer=FindKnownProviderInput,
     output_serializer=FindKnownProviderOutput,
-    cost="4 indexed SELECTs: contacts, Paperless documents and correspondents, events",
+    cost=(
+        "5 indexed SELECTs: contacts, Paperless documents and correspondents, "
+        "events, then the addresses and emails of the contacts shown"
+    ),
     permissions=["admin", "member", "restricted"],
     side_effects="none — read only.",
     tags=["contacts", "paperless", "calendar", "provider", "search"],

@@ -131,9 +131,14 @@ def _segment(separator: str, words: Sequence[str]) -> str:
     return f"{separator}{separator.join(words)}{separator}"
 
 
+def relation_concept_token(concept_id: str) -> str:
+    """Return the token a row's concepts hold when its relation names the concept."""
+    return _RELATION_CONCEPT + concept_id
+
+
 def concept_tokens(*, relation: str, aliases: Iterable[str]) -> list[str]:
     """Return the concepts a row's relation and aliases name, tagged by field."""
-    tokens = [_RELATION_CONCEPT + concept for concept in concepts_named_by(relation)]
+    tokens = [relation_concept_token(c) for c in concepts_named_by(relation)]
     tokens += [
         _ALIAS_CONCEPT + concept
         for alias in aliases

@@ -30,20 +30,43 @@ _LETTER_SPELLINGS = str.maketrans(
         "\u00b4": "'",
     }
 )
-# "Mueller" is how "Müller" is written without umlauts; folding both spellings
-# (and the accent-stripped "Muller") to one form lets each find the others.
-_UMLAUT_DIGRAPHS = re.compile(r"([aou])e")
-_WHITESPACE = re.compile(r"\s+")
+
+
+def _bare_latin_letters() -> dict[int, str]:
+    """Map each Latin letter with marks to what NFKD leaves once its marks go.
+
+    Translating them first leaves most European text ASCII, which fold_name
+    folds without decomposing it character by character: the same result.
+    """
+    table = {}
+    for code in range(0xC0, 0x250):
+        bare = "".join(
+            char
+            for char in unicodedata.normalize("NFKD", chr(code))
+            if not unicodedata.combining(char)
+        )
+        if bare != chr(code) and bare.isascii():
+            table[code] = bare
+    return table
+
+
+_LETTER_SPELLINGS = {**_bare_latin_letters(), **_LETTER_SPELLINGS}
 _TERM_SEPARATORS = re.compile(r"[\s,]+")
 _WORD = re.compile(r"[^\W_]+")
 
 
 def fold_name(text: str) -> str:
     """Return text lower-cased, unaccented, with German umlaut spellings unified."""
-    text = unicodedata.normalize("NFKD", text.translate(_LETTER_SPELLINGS))
-    text = "".join(char for char in text if not unicodedata.combining(char))
-    text = _UMLAUT_DIGRAPHS.sub(r"\1", text.casefold())
-    return _WHITESPACE.sub(" ", text).strip()
+    text = text.translate(_LETTER_SPELLINGS)
+    # ASCII has nothing to decompose: skip the character by character pass.
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(char for char in text if not unicodedata.combining(char))
+    # "Mueller" is how "Müller" is written without umlauts; folding both
+    # spellings (and the accent-stripped "Muller") to one form lets each find
+    # the others. The three never overlap: replacing each in turn is one pass.
+    text = text.casefold().replace("ae", "a").replace("oe", "o").replace("ue", "u")
+    return " ".join(text.split())
 
 
 def search_terms(query: str) -> list[str]:
@@ -67,7 +90,12 @@ def search_document(*parts: str | None) -> str:
 
 def fold_words(text: str) -> tuple[str, ...]:
     """Return the folded words of a text, split at anything but letters and digits."""
-    return tuple(_WORD.findall(fold_name(text)))
+    return folded_words(fold_name(text))
+
+
+def folded_words(folded: str) -> tuple[str, ...]:
+    """Return the words of a text fold_name has folded already (a stored column)."""
+    return tuple(_WORD.findall(folded))
 
 
 def name_words(name: str) -> list[str]:

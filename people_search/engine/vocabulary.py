@@ -55,6 +55,7 @@ class Concept:
     _whole: frozenset[str] = field(init=False, repr=False)
     _excluded: tuple[tuple[str, ...], ...] = field(init=False, repr=False)
     _vetoes: tuple[str, ...] = field(init=False, repr=False)
+    _stems: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         folded = {
@@ -68,6 +69,7 @@ class Concept:
         }
         for name, value in folded.items():
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "_stems", self._search_stems())
 
     @property
     def tag_spellings(self) -> tuple[str, ...]:
@@ -82,6 +84,9 @@ class Concept:
         They let SQL narrow the rows (LIKE '%stem%') before `is_revealed_by`
         decides; a phrase is represented by its longest word.
         """
+        return self._stems
+
+    def _search_stems(self) -> tuple[str, ...]:
         stems = [max(words, key=len) for words in self._keywords]
         stems = list(dict.fromkeys([*stems, *self._parts, *self._whole]))
         # A stem containing a shorter one adds no row the shorter misses.
@@ -97,6 +102,10 @@ class Concept:
 
     def is_named_by_words(self, words: tuple[str, ...]) -> bool:
         """Return whether these folded words name this concept."""
+        # Every hit is a word containing a stem: most words are rejected here.
+        text = " ".join(words)
+        if not any(stem in text for stem in self._stems):
+            return False
         if any(word.startswith(self._vetoes) for word in words):
             return False
         return any(

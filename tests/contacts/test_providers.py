@@ -19,6 +19,7 @@ from contacts.provider_categories import (
     resolve_category,
 )
 from contacts.providers import find_known_providers
+from contacts.services import update_contact
 from household.services import create_calendar_event
 from tests.builders import build_contact, build_household, build_member
 from yorik.bundles import import_household
@@ -565,6 +566,197 @@ def test_candidates_are_ordered_by_trust_then_last_seen(household):
     assert "last_seen" not in outputs(found)[2]
 
 
+# Many providers: what is shown depends on every candidate ----------------------
+
+
+def dentists(household, count, *, newest=NOW):
+    """Add `count` dentists, one contacted a day earlier than the one before."""
+    return [
+        build_contact(
+            household,
+            f"Praxis {day:02}",
+            relation="Zahnarzt",
+            last_contacted_at=newest - timedelta(days=day),
+            addresses=[{"line1": f"Weg {day}", "city": "Berlin"}],
+        )
+        for day in range(count)
+    ]
+
+
+@pytest.mark.django_db
+def test_a_late_event_lifts_an_old_contact_into_the_answer(household):
+    """A calendar candidate raises its contact's last_seen past the tenth."""
+    dentists(household, 12)
+    old = build_contact(
+        household,
+        "Dr. Anna Roth",
+        relation="mein Zahnarzt",
+        last_contacted_at=NOW - timedelta(days=400),
+        addresses=[{"line1": "Boxhagener Str. 52", "city": "Berlin"}],
+    )
+    event(
+        household,
+        "Zahnreinigung",
+        "Boxhagener Straße 52, Berlin",
+        NOW - timedelta(hours=2),
+    )
+
+    found = find(household, "dentist")
+
+    assert names(found) == ["Dr. Anna Roth", *(f"Praxis {day:02}" for day in range(9))]
+    assert outputs(found)[0] == {
+        "source": "contact",
+        "contact_id": old.pk,
+        "name": "Dr. Anna Roth",
+        "address": "Boxhagener Str. 52, Berlin",
+        "last_seen": NOW.date().isoformat(),
+        "evidence": (
+            "relation: mein Zahnarzt; 1 past event at Boxhagener Straße 52, Berlin, "
+            "latest 'Zahnreinigung' on 2026-12-02"
+        ),
+    }
+    assert found.truncated is True
+    assert found.source_counts == {"contacts": 13, "paperless": 0, "calendar": 1}
+
+
+@pytest.mark.django_db
+def test_an_old_document_adds_its_evidence_to_a_shown_contact(household):
+    """A shown group lists every member, however old and however far down."""
+    dentists(household, 11)
+    correspondent(
+        household,
+        5,
+        "Praxis 03",
+        [
+            ("Zahnärztliche Rechnung", date(2019, 5, 1)),
+            ("Zahnarzt Mahnung", date(2019, 6, 1)),
+            ("Kontoauszug", date(2024, 6, 1)),
+        ],
+    )
+
+    found = find(household, "dentist")
+
+    assert outputs(found)[3]["evidence"] == (
+        "relation: Zahnarzt; 2 documents, latest 'Zahnarzt Mahnung' on 2019-06-01"
+    )
+    assert outputs(found)[3]["last_seen"] == "2026-11-29"
+    assert found.source_counts == {"contacts": 11, "paperless": 1, "calendar": 0}
+
+
+@pytest.mark.django_db
+def test_contacts_merged_by_phone_are_one_group_and_leave_room(household):
+    """Eleven contacts, two of them one practice by phone: ten groups, not cut."""
+    practices = dentists(household, 10)
+    phone = [{"kind": "phone", "value": "030 5579 2240"}]
+    update_contact(
+        contact=practices[9],
+        aliases=[],
+        channels=phone,
+        addresses=[{"line1": "Weg 9", "city": "Berlin"}],
+    )
+    build_contact(
+        household,
+        "Zahnarztpraxis Neumann",
+        kind="business",
+        last_contacted_at=NOW - timedelta(days=300),
+        channels=[
+            {"kind": "phone", "value": "+49 30 55792240"},
+            {"kind": "email", "value": "praxis@neumann.example"},
+        ],
+    )
+
+    found = find(household, "dentist")
+
+    assert names(found) == [f"Praxis {day:02}" for day in range(10)]
+    assert outputs(found)[9] == {
+        "source": "contact",
+        "contact_id": practices[9].pk,
+        "name": "Praxis 09",
+        "address": "Weg 9, Berlin",
+        "phone": "+493055792240",
+        "email": "praxis@neumann.example",
+        "last_seen": "2026-11-23",
+        "evidence": ("relation: Zahnarzt; contact Zahnarztpraxis Neumann"),
+    }
+    assert found.truncated is False
+    assert found.source_counts == {"contacts": 11, "paperless": 0, "calendar": 0}
+
+
+@pytest.mark.django_db
+def test_counts_are_exact_however_many_groups_are_cut(household):
+    dentists(household, 14)
+    for number in range(3):
+        correspondent(
+            household,
+            number + 1,
+            f"Kieferorthopädie {number}",
+            [("Rechnung", date(2020, 1, number + 1))],
+        )
+        event(
+            household,
+            "Zahnarzt",
+            f"Dentalklinik {number}, Ring {number}, Berlin",
+            datetime(2021, 1, number + 1, tzinfo=UTC),
+        )
+
+    found = find(household, "dentist")
+
+    assert len(found.candidates) == 10
+    assert found.truncated is True
+    assert found.source_counts == {"contacts": 14, "paperless": 3, "calendar": 3}
+
+
+@pytest.mark.django_db
+def test_last_seen_is_the_day_in_the_households_time_zone(household, settings):
+    """Half past eleven in UTC is already the next day in Berlin."""
+    settings.TIME_ZONE = "Europe/Berlin"
+    build_contact(
+        household,
+        "Dr. Roth",
+        relation="Zahnarzt",
+        last_contacted_at=datetime(2026, 3, 1, 23, 30, tzinfo=UTC),
+    )
+    event(
+        household,
+        "Zahnarzt",
+        "Praxis Ost, Weg 1, Berlin",
+        datetime(2026, 4, 30, 22, 30, tzinfo=UTC),
+    )
+
+    found = find(household, "dentist")
+
+    assert [c["last_seen"] for c in outputs(found)] == ["2026-03-02", "2026-05-01"]
+
+
+@pytest.mark.django_db
+def test_a_contact_is_found_by_what_it_is_now(household):
+    """The category's tokens follow every write of the name, kind and tags."""
+    contact = build_contact(household, "Praxis am Park", kind="business")
+    assert find(household, "dentist").candidates == []
+
+    update_contact(
+        contact=contact, aliases=[], channels=[], addresses=[], tags=["Zahnarzt"]
+    )
+    assert outputs(find(household, "dentist"))[0]["evidence"] == "tag: Zahnarzt"
+
+    update_contact(
+        contact=contact,
+        aliases=[],
+        channels=[],
+        addresses=[],
+        display_name="Zahnklinik am Park",
+        tags=[],
+    )
+    assert outputs(find(household, "dentist"))[0]["evidence"] == (
+        "name: Zahnklinik am Park"
+    )
+
+    update_contact(
+        contact=contact, aliases=[], channels=[], addresses=[], kind="person"
+    )
+    assert find(household, "dentist").candidates == []
+
+
 # Isolation, cost, the skill ------------------------------------------------------
 
 
@@ -612,8 +804,11 @@ def test_the_number_of_queries_does_not_grow_with_the_data(household):
     with CaptureQueriesContext(connection) as queries:
         found = find(household, "dentist")
 
-    assert len(queries) == 4
+    # Contacts, documents, correspondents, events; then the shown contacts'
+    # addresses and emails.
+    assert len(queries) == 5
     assert found.source_counts == {"contacts": 6, "paperless": 6, "calendar": 6}
+    assert outputs(found)[0]["address"] == "Weg 5, Berlin"
 
 
 @pytest.mark.django_db

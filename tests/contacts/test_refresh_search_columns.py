@@ -26,6 +26,20 @@ def test_stale_concepts_are_derived_again(household, other_household):
     assert "Refreshed the search columns of 1 contacts." in out.getvalue()
 
 
+def test_provider_categories_are_derived_again(household):
+    """find_known_provider finds businesses and tagged contacts by these."""
+    practice = build_contact(household, "Zahnklinik Nord", kind="business")
+    salon = build_contact(household, "Haarmonie", tags=["Friseur"])
+    Contact.objects.update(concepts=[])
+
+    call_command("refresh_search_columns", stdout=StringIO())
+
+    practice.refresh_from_db()
+    salon.refresh_from_db()
+    assert practice.concepts == ["business:dentist"]
+    assert salon.concepts == ["tag:hairdresser"]
+
+
 def test_an_unknown_household_is_an_error(db):
     with pytest.raises(CommandError, match="No household 'nobody'"):
         call_command("refresh_search_columns", "--household", "nobody")

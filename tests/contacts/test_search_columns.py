@@ -7,8 +7,10 @@ def columns(**fields):
     defaults = {
         "first_name": "",
         "last_name": "",
+        "kind": "person",
         "relation": "",
         "aliases": [],
+        "tags": [],
         "emails": [],
         "phones": [],
         "region": "DE",
@@ -76,3 +78,17 @@ def test_every_language_of_a_relation_names_the_same_concept():
 
     assert german["concepts"] == english["concepts"] == ["relation:plumber"]
     assert aliased["concepts"] == ["alias:grandmother"]
+
+
+def test_businesses_and_tags_are_filed_under_their_provider_categories():
+    practice = columns(display_name="Zahnarztpraxis Dr. Roth", kind="business")
+    person = columns(display_name="Gerd Zahnarzt")
+    tagged = columns(display_name="Praxis am Park", tags=["ZAHNARZT", "familie"])
+    garage = columns(
+        display_name="Autohaus Krüger", kind="business", tags=["Werkstatt"]
+    )
+
+    assert practice["concepts"] == ["business:dentist"]
+    assert person["concepts"] == []  # a surname is no evidence
+    assert tagged["concepts"] == ["tag:dentist"]
+    assert garage["concepts"] == ["business:garage", "tag:garage"]

@@ -399,6 +399,6 @@ def test_a_synced_document_title_reveals_its_correspondent(household, paperless)
     assert folded_mirror(household)["documents"][300] == "zahnarztin dr. oz"
     # The stems meet the stored folds; nothing is folded while the question waits.
     sql = " ".join(query["sql"] for query in queries.captured_queries)
-    assert "\"folded_title\"::text LIKE '%zahnarzt%'" in sql
+    assert "d.folded_title LIKE ANY('{%zahnarzt%," in sql
     assert "unaccent" not in sql
     assert "regexp_replace" not in sql

@@ -12,7 +12,8 @@ BATCH = 500
 class Command(BaseCommand):
     help = (
         "Derive every contact's search columns again, e.g. the concepts its "
-        "relation and aliases name after the vocabulary changed."
+        "relation, aliases, business name and tags name after the vocabulary "
+        "changed."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
