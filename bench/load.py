@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--seconds 60] [--users 32] [--households 5]
         [--workers 2*cores+1] [--worker-class sync|gthread] [--threads 4]
-        [--profile]
+        [--profile] [--revision REV]
 
 Needs the bench extra (`pip install -e '.[dev,bench]'`). Runs with the
 production settings (DJANGO_DEBUG=0, the database cache for rate limits) on the
@@ -14,7 +14,10 @@ phones, contact ids and templates. Any answer but a 200 with the expected JSON
 counts as an error. The CPU time gunicorn, PostgreSQL and locust spend during
 the run is divided by the calls answered: what one call costs, however busy the
 machine. `--profile` records the gunicorn workers with py-spy meanwhile
-(bench/results/load-profile.txt, the hottest functions). Results:
+(bench/results/load-profile.txt, the hottest functions). `--revision` serves
+another revision's app instead, from a temporary git worktree, with this
+checkout's data and locust: run it and this one in turns for a before and
+after on a busy machine. Results:
 bench/results/load.{md,json}; the exit code is 1 when any request failed.
 """
 
@@ -49,6 +52,7 @@ PRODUCTION_ENV = {
 }
 os.environ.update(PRODUCTION_ENV)
 
+from bench.checkouts import checkout_of  # noqa: E402
 from bench.django_setup import ROOT, setup  # noqa: E402
 
 setup()
@@ -236,7 +240,13 @@ def free_port() -> int:
 
 
 def start_gunicorn(
-    *, port: int, workers: int, worker_class: str, threads: int, log: Path
+    *,
+    port: int,
+    workers: int,
+    worker_class: str,
+    threads: int,
+    log: Path,
+    app: Path = ROOT,
 ) -> subprocess.Popen:
     command = [
         str(BIN / "gunicorn"),
@@ -254,7 +264,7 @@ def start_gunicorn(
         "--error-logfile",
         str(log),
     ]
-    return subprocess.Popen(command, cwd=ROOT, env=os.environ.copy())
+    return subprocess.Popen(command, cwd=app, env=os.environ.copy())
 
 
 def wait_until_ready(
@@ -427,7 +437,8 @@ def write_results(result: dict[str, Any]) -> str:
         json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     )
     setup_line = (
-        f"{result['users']} users (spawn rate {result['spawn_rate']}/s, no wait "
+        f"{result['revision']}: {result['users']} users "
+        f"(spawn rate {result['spawn_rate']}/s, no wait "
         f"between calls) for {result['seconds']} s against gunicorn "
         f"({result['gunicorn']}) on {result['cores']} cores, "
         f"{result['households']} households, {result['tokens']} API tokens; "
@@ -479,6 +490,7 @@ def main() -> int:
     parser.add_argument(
         "--profile", action="store_true", help="record the workers with py-spy"
     )
+    parser.add_argument("--revision", help="serve this revision's app instead")
     args = parser.parse_args()
     if not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be between 1 and {MAX_SECONDS}")
@@ -499,7 +511,12 @@ def main() -> int:
     ]
     tokens = sum(len(entry["tokens"]) for entry in plan)
 
-    with tempfile.TemporaryDirectory(prefix="yorik-load-") as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix="yorik-load-") as scratch,
+        checkout_of(args.revision)
+        if args.revision
+        else contextlib.nullcontext(ROOT) as app,
+    ):
         work = Path(scratch)
         plan_file = work / "plan.json"
         plan_file.write_text(json.dumps(plan))
@@ -512,6 +529,7 @@ def main() -> int:
             worker_class=args.worker_class,
             threads=args.threads,
             log=log,
+            app=app,
         )
         try:
             wait_until_ready(
@@ -566,6 +584,7 @@ def main() -> int:
         "wall_seconds": round(wall, 1),
         "households": len(plan),
         "tokens": tokens,
+        "revision": args.revision or "this checkout",
         "gunicorn": f"{args.workers} {args.worker_class} workers"
         + (f" x {args.threads} threads" if args.worker_class == "gthread" else ""),
         # Other work on the machine skews the numbers; the load average shows it.
