@@ -20,7 +20,8 @@ class CompiledQuery:
     compiled parameters. So a value must reach the SQL as it is given: text
     compared with `=`, not a pattern; compiling refuses a marker that Django
     changed, dropped or repeated. Rows come back as `values_list` gives them,
-    through the fields' converters.
+    through the fields' converters. The SQL runs through the preparing
+    cursor, so PostgreSQL plans it once per connection, too.
     """
 
     def __init__(
@@ -40,7 +41,7 @@ class CompiledQuery:
         bound = list(params)
         for name, value in values.items():
             bound[slots[name]] = value
-        with connections[self._using].cursor() as cursor:
+        with connections[self._using].preparing_cursor() as cursor:
             cursor.execute(sql, bound)
             fetched = cursor.fetchall()
         return list(compiler.results_iter(results=[fetched], tuple_expected=True))

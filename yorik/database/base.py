@@ -9,6 +9,8 @@ from typing import Any
 
 import psycopg
 from django.db.backends.postgresql import base, client
+from django.db.backends.utils import CursorWrapper
+from django.utils.asyncio import async_unsafe
 
 from yorik.database import ensure_server
 
@@ -87,3 +89,31 @@ class DatabaseWrapper(base.DatabaseWrapper):
         connection = super().get_new_connection(conn_params)
         connection.answer_timeout = self.settings_dict.get("ANSWER_TIMEOUT")
         return connection
+
+    @async_unsafe
+    def preparing_cursor(self) -> CursorWrapper:
+        """Return a cursor whose recurring statements PostgreSQL plans only once.
+
+        Django's cursors bind values into the SQL text on the client (the
+        ORM's SQL cannot always be prepared, Django ticket #20516), so the
+        server parses and plans every statement afresh: for the token lookup's
+        four-table join that is 0.9 ms, ten times running it. This cursor
+        sends the values apart; psycopg prepares a statement on the connection
+        once it has run `prepare_threshold` times (OPTIONS, see settings) and
+        PostgreSQL reuses the plan. Only for SQL written or compiled for it
+        (yorik.compiled, yorik.rate_limits, yorik.bulk.insert_row).
+        """
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        self.validate_thread_sharing()
+        with self.wrap_database_errors:
+            cursor = base.ServerBindingCursor(self.connection)
+        # As Django's own cursors: datetimes in the connection's time zone.
+        tzloader = self.connection.adapters.get_loader(
+            base.TIMESTAMPTZ_OID, psycopg.pq.Format.TEXT
+        )
+        if self.timezone != tzloader.timezone:
+            base.register_tzloader(self.timezone, cursor)
+        if self.queries_logged:
+            return self.make_debug_cursor(cursor)
+        return self.make_cursor(cursor)
