@@ -14,7 +14,8 @@ phones, contact ids and templates. Any answer but a 200 with the expected JSON
 counts as an error. The CPU time gunicorn, PostgreSQL and locust spend during
 the run is divided by the calls answered: what one call costs, however busy the
 machine. `--profile` records the gunicorn workers with py-spy meanwhile
-(bench/results/load-profile.txt, the hottest functions). `--revision` serves
+(bench/results/load-profile.txt, the hottest functions; load-profile.raw, the
+stacks, for `py-spy`'s or any flame graph tool). `--revision` serves
 another revision's app instead, from a temporary git worktree, with this
 checkout's data and locust: run it and this one in turns for a before and
 after on a busy machine. Results:
@@ -29,6 +30,7 @@ import random
 import re
 import resource
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -344,6 +346,8 @@ def start_profiler(
         "--output",
         str(output),
         "--nonblocking",
+        # Only samples that hold the GIL: CPU work, not waits for PostgreSQL.
+        "--gil",
     ]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL)
 
@@ -572,9 +576,9 @@ def main() -> int:
         server_log = log.read_text()
         if args.profile:
             RESULTS.mkdir(exist_ok=True)
-            (RESULTS / "load-profile.txt").write_text(
-                hottest_functions(work / "profile.txt")
-            )
+            raw = RESULTS / "load-profile.raw"
+            shutil.copyfile(work / "profile.txt", raw)
+            (RESULTS / "load-profile.txt").write_text(hottest_functions(raw))
 
     result = {
         "cores": cores,
