@@ -4,6 +4,7 @@ Used for every database: the bundled server (started on demand when the
 settings name a DATA_DIR) and a DATABASE_URL alike.
 """
 
+import select
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,12 @@ class DeadlineConnection(psycopg.Connection):
             raise psycopg.OperationalError(
                 f"The database did not answer within {timeout:g} seconds."
             ) from error
+
+
+def _readable(descriptor: int) -> bool:
+    poll = select.poll()
+    poll.register(descriptor, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poll.poll(0))
 
 
 class Driver:
@@ -89,6 +96,24 @@ class DatabaseWrapper(base.DatabaseWrapper):
         connection = super().get_new_connection(conn_params)
         connection.answer_timeout = self.settings_dict.get("ANSWER_TIMEOUT")
         return connection
+
+    def is_usable(self) -> bool:
+        """Return whether the connection still works, without a round trip if it can.
+
+        Django asks before each request's first statement (CONN_HEALTH_CHECKS)
+        and its answer is a SELECT 1: one more round trip for every request. A
+        sound idle connection has nothing to read, while a server that ended
+        it (a restart, a shutdown, pg_terminate_backend) has sent its goodbye
+        or closed the socket, which then reads. Only a readable socket, or a
+        connection not idle, is asked with SELECT 1.
+        """
+        connection = self.connection
+        if connection is None or connection.closed:
+            return False
+        idle = connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        if idle and not _readable(connection.fileno()):
+            return True
+        return super().is_usable()
 
     @async_unsafe
     def preparing_cursor(self) -> CursorWrapper:
