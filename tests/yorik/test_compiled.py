@@ -75,3 +75,16 @@ def test_every_value_must_be_given(household):
 
     with pytest.raises(TypeError, match="slug"):
         query.rows()
+
+
+def test_prepared_statements_show_in_the_query_log_with_their_values(household):
+    """psycopg keeps no text of a prepared statement; the log still has it."""
+    query = CompiledQuery(households_by_slug, "slug")
+
+    with CaptureQueriesContext(connection) as context:
+        for _ in range(8):  # Past the prepare threshold.
+            query.rows(slug="becker")
+
+    logged = [entry["sql"] for entry in context.captured_queries]
+    assert len(logged) == 8
+    assert all("'becker'" in sql for sql in logged), logged

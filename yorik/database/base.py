@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from django.db.backends.postgresql import base, client
+from django.db.backends.postgresql import base, client, operations
 from django.db.backends.utils import CursorWrapper
 from django.utils.asyncio import async_unsafe
 
@@ -72,11 +72,25 @@ class DatabaseClient(client.DatabaseClient):
         return [str(POSTGRES_BIN_PATH / "psql"), *args[1:]], env
 
 
+class DatabaseOperations(operations.DatabaseOperations):
+    def last_executed_query(self, cursor, sql, params):
+        """Return the statement with its values, as Django's logs and tests show it.
+
+        psycopg keeps no text of a statement it ran prepared, so statements
+        of the preparing cursor are written out here, as Django's own
+        client-side cursors send them.
+        """
+        if isinstance(cursor, base.ServerBindingCursor):
+            return self.compose_sql(sql, params)
+        return super().last_executed_query(cursor, sql, params)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     """PostgreSQL through DeadlineConnection; ANSWER_TIMEOUT in the settings."""
 
     Database = Driver()
     client_class = DatabaseClient
+    ops_class = DatabaseOperations
 
     def get_connection_params(self):
         params = super().get_connection_params()
