@@ -44,7 +44,7 @@ _TOKEN_MEMBERSHIP = CompiledQuery(
         )
         .order_by("pk")[:1]
     ),
-    "key_hash",
+    key_hash=str,
 )
 
 

@@ -2,65 +2,104 @@
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.sql.compiler import SQLCompiler
 
+# Stand-ins for the values while compiling: found again among the parameters.
+# Integers stay inside every integer column's range, ids and positives too.
+_INTEGER_MARKER = 2_000_000_000
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    compiler: SQLCompiler
+    sql: str
+    params: tuple[Any, ...]
+    slots: dict[str, int]
+    converters: dict[int, Any]
+
 
 class CompiledQuery:
     """A hot query whose shape never changes, compiled on first use only.
 
     Building and compiling a queryset costs Django a millisecond or two of
-    CPU, several times what PostgreSQL needs to find a row by a unique key
+    CPU, several times what PostgreSQL needs to find a row by its key
     (bench/README.md, "Where a request's time goes"). `build` makes the
-    queryset from its named values; it is called once, with a marker string
-    for each, and each call's values take the markers' places among the
-    compiled parameters. So a value must reach the SQL as it is given: text
-    compared with `=`, not a pattern; compiling refuses a marker that Django
-    changed, dropped or repeated. Rows come back as `values_list` gives them,
-    through the fields' converters. The SQL runs through the preparing
-    cursor, so PostgreSQL plans it once per connection, too.
+    queryset from its named values, each text (`str`) or an integer (`int`);
+    it is called once, with a marker for each, and each call's values take
+    the markers' places among the compiled parameters. So a value must reach
+    the SQL as it is given (compared with `=`, not made a pattern): compiling
+    refuses a marker that Django changed, dropped or repeated. Rows come back
+    as `values_list` gives them, through the fields' converters. The SQL runs
+    through the preparing cursor, so PostgreSQL plans it once per connection.
     """
 
     def __init__(
-        self, build: Callable[..., QuerySet], *names: str, using: str = "default"
+        self, build: Callable[..., QuerySet], *, using: str = "default", **kinds: type
     ) -> None:
+        unknown = {name for name, kind in kinds.items() if kind not in (str, int)}
+        if unknown:
+            raise TypeError(f"Values must be str or int: {sorted(unknown)}.")
         self._build = build
-        self._names = names
+        self._kinds = kinds
         self._using = using
         self._lock = threading.Lock()
-        self._compiled: tuple[SQLCompiler, str, list[Any], dict[str, int]] | None = None
+        self._compiled: _Compiled | None = None
 
     def rows(self, **values: Any) -> list[tuple[Any, ...]]:
         """Run the query with these values; return its rows."""
-        compiler, sql, params, slots = self._compile()
-        if values.keys() != slots.keys():
-            raise TypeError(f"Give exactly the values {sorted(slots)}.")
-        bound = list(params)
+        if values.keys() != self._kinds.keys():
+            raise TypeError(f"Give exactly the values {sorted(self._kinds)}.")
         for name, value in values.items():
-            bound[slots[name]] = value
+            kind = self._kinds[name]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise TypeError(f"{name} must be {kind.__name__}, not {value!r}.")
+        compiled = self._compile()
+        bound = list(compiled.params)
+        for name, value in values.items():
+            bound[compiled.slots[name]] = value
         with connections[self._using].preparing_cursor() as cursor:
-            cursor.execute(sql, bound)
+            cursor.execute(compiled.sql, bound)
             fetched = cursor.fetchall()
-        return list(compiler.results_iter(results=[fetched], tuple_expected=True))
+        if compiled.converters:
+            fetched = compiled.compiler.apply_converters(fetched, compiled.converters)
+        return [tuple(row) for row in fetched]
 
-    def _compile(self) -> tuple[SQLCompiler, str, list[Any], dict[str, int]]:
+    def _compile(self) -> _Compiled:
         with self._lock:
             if self._compiled is None:
-                markers = {name: f"\x00compiled:{name}\x00" for name in self._names}
-                queryset = self._build(**markers)
-                compiler = queryset.query.get_compiler(using=self._using)
-                sql, params = compiler.as_sql()
-                slots = {}
-                for name, marker in markers.items():
-                    found = [i for i, param in enumerate(params) if param == marker]
-                    if len(found) != 1:
-                        raise ValueError(
-                            f"The value {name!r} must appear exactly once among "
-                            f"the query's parameters, as given; found {len(found)}."
-                        )
-                    slots[name] = found[0]
-                self._compiled = (compiler, sql, list(params), slots)
+                self._compiled = self._compile_now()
             return self._compiled
+
+    def _compile_now(self) -> _Compiled:
+        markers = {
+            name: f"\x00compiled:{name}\x00" if kind is str else _INTEGER_MARKER + index
+            for index, (name, kind) in enumerate(self._kinds.items())
+        }
+        compiler = self._build(**markers).query.get_compiler(using=self._using)
+        sql, params = compiler.as_sql()
+        slots = {}
+        for name, marker in markers.items():
+            found = [
+                index
+                for index, param in enumerate(params)
+                if type(param) is type(marker) and param == marker
+            ]
+            if len(found) != 1:
+                raise ValueError(
+                    f"The value {name!r} must appear exactly once among the "
+                    f"query's parameters, as given; found {len(found)}."
+                )
+            slots[name] = found[0]
+        columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
+        return _Compiled(
+            compiler=compiler,
+            sql=sql,
+            params=tuple(params),
+            slots=slots,
+            converters=compiler.get_converters(columns),
+        )
