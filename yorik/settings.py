@@ -167,12 +167,12 @@ if statement_timeout > 0:
         )
     )
     DATABASES["default"]["ANSWER_TIMEOUT"] = statement_timeout + 2
-# The hot statements of every API call (token lookup, rate limit, card) go
-# through yorik.database's preparing cursor: psycopg prepares each on its
-# connection once it has run this often, and PostgreSQL stops planning it
-# again. The ORM's own statements are never prepared. 0 turns it off, for a
-# connection pooler that keeps no prepared statements (PgBouncer before 1.21,
-# or without max_prepared_statements).
+# Statements written for yorik.database's preparing cursor (the token lookup,
+# rate limit and card INSERT of every API call, queries yorik.compiled compiles
+# once) are prepared by psycopg on their connection once they have run this
+# often, and PostgreSQL stops planning them again; other statements are never
+# prepared. 0 turns it off, for a connection pooler that keeps no prepared
+# statements (PgBouncer before 1.21, or without max_prepared_statements).
 prepare_threshold = int(os.environ.get("YORIK_DB_PREPARE_THRESHOLD", "5"))
 database_options["prepare_threshold"] = prepare_threshold or None
 
