@@ -19,13 +19,12 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.checkouts import checkout_of
+
 # bench.run sets the production environment and starts Django on the bench data.
 from bench.run import (
     RESULTS,
@@ -86,26 +85,6 @@ class Worker:
     def close(self) -> None:
         self.process.stdin.close()
         self.process.wait(timeout=30)
-
-
-@contextmanager
-def checkout_of(revision: str) -> Iterator[Path]:
-    """Check the revision out into a temporary worktree, removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="yorik-compare-") as parent:
-        path = Path(parent) / "checkout"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(path), revision],
-            cwd=ROOT,
-            check=True,
-        )
-        try:
-            yield path
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(path)],
-                cwd=ROOT,
-                check=True,
-            )
 
 
 def compare(

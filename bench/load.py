@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load.py [--seconds 60] [--users 32] [--households 5]
         [--workers 2*cores+1] [--worker-class sync|gthread] [--threads 4]
+        [--profile] [--revision REV]
 
 Needs the bench extra (`pip install -e '.[dev,bench]'`). Runs with the
 production settings (DJANGO_DEBUG=0, the database cache for rate limits) on the
@@ -10,15 +11,26 @@ households under their own slugs and logins, issues one API token per household
 admin and member, starts gunicorn on a free loopback port, and lets locust
 (headless, bench/locustfile.py) call every skill with each household's own names,
 phones, contact ids and templates. Any answer but a 200 with the expected JSON
-counts as an error. Results: bench/results/load.{md,json}; the exit code is 1
-when any request failed.
+counts as an error. The CPU time gunicorn, PostgreSQL and locust spend during
+the run is divided by the calls answered: what one call costs, however busy the
+machine. `--profile` records the gunicorn workers with py-spy meanwhile
+(bench/results/load-profile.txt, the hottest functions; load-profile.raw, the
+stacks, for `py-spy`'s or any flame graph tool). `--revision` serves
+another revision's app instead, from a temporary git worktree, with this
+checkout's data and locust: run it and this one in turns for a before and
+after on a busy machine. Results:
+bench/results/load.{md,json}; the exit code is 1 when any request failed.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import re
+import resource
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -42,12 +54,15 @@ PRODUCTION_ENV = {
 }
 os.environ.update(PRODUCTION_ENV)
 
+from bench.checkouts import checkout_of  # noqa: E402
 from bench.django_setup import ROOT, setup  # noqa: E402
 
 setup()
 
 import phonenumbers  # noqa: E402
+import psutil  # noqa: E402
 import requests  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db.models import F  # noqa: E402
 
@@ -69,6 +84,7 @@ from household.models import (  # noqa: E402
     Role,
 )
 from yorik.bundles import import_household, read_bundle  # noqa: E402
+from yorik.database import server_status  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 DEMO_DIR = ROOT / "household" / "demo"
@@ -226,7 +242,13 @@ def free_port() -> int:
 
 
 def start_gunicorn(
-    *, port: int, workers: int, worker_class: str, threads: int, log: Path
+    *,
+    port: int,
+    workers: int,
+    worker_class: str,
+    threads: int,
+    log: Path,
+    app: Path = ROOT,
 ) -> subprocess.Popen:
     command = [
         str(BIN / "gunicorn"),
@@ -244,7 +266,7 @@ def start_gunicorn(
         "--error-logfile",
         str(log),
     ]
-    return subprocess.Popen(command, cwd=ROOT, env=os.environ.copy())
+    return subprocess.Popen(command, cwd=app, env=os.environ.copy())
 
 
 def wait_until_ready(
@@ -277,6 +299,83 @@ def stop(server: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
+
+
+def cpu_seconds(pid: int | None) -> float:
+    """Return the CPU time of a process and its children, running and ended."""
+    if pid is None:
+        return 0.0
+    process = psutil.Process(pid)
+    times = process.cpu_times()
+    total = times.user + times.system + times.children_user + times.children_system
+    for child in process.children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = child.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def ended_children_cpu_seconds() -> float:
+    """Return the CPU time of this process's children that have ended."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def postmaster_pid() -> int | None:
+    """Return the bundled PostgreSQL's pid, or None for a DATABASE_URL server."""
+    data_dir = settings.DATABASES["default"].get("DATA_DIR")
+    return server_status(Path(data_dir)).pid if data_dir else None
+
+
+def start_profiler(
+    *, server: subprocess.Popen, seconds: int, output: Path
+) -> subprocess.Popen:
+    """Record the gunicorn workers with py-spy (raw stacks) for the run."""
+    command = [
+        str(BIN / "py-spy"),
+        "record",
+        "--pid",
+        str(server.pid),
+        "--subprocesses",
+        "--duration",
+        str(seconds),
+        "--rate",
+        "200",
+        "--format",
+        "raw",
+        "--output",
+        str(output),
+        "--nonblocking",
+        # Only samples that hold the GIL: CPU work, not waits for PostgreSQL.
+        "--gil",
+    ]
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL)
+
+
+def hottest_functions(raw: Path, *, top: int = 60) -> str:
+    """Return the functions most samples were in (self) and under (total)."""
+    own: dict[str, int] = {}
+    under: dict[str, int] = {}
+    samples = 0
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        # The process first, then the frames outermost first, each as
+        # "function (file:line)": lines of one function are counted together.
+        frames = [re.sub(r":\d+\)$", ")", frame) for frame in stack.split(";")[1:]]
+        samples += int(count)
+        if frames:
+            own[frames[-1]] = own.get(frames[-1], 0) + int(count)
+        for frame in set(frames):
+            under[frame] = under.get(frame, 0) + int(count)
+    lines = [f"{samples} samples of the gunicorn workers", "", "self %  function"]
+    for frame, count in sorted(own.items(), key=lambda item: -item[1])[:top]:
+        lines.append(f"{100 * count / samples:6.1f}  {frame}")
+    lines += ["", "total %  function"]
+    for frame, count in sorted(under.items(), key=lambda item: -item[1])[:top]:
+        lines.append(f"{100 * count / samples:6.1f}  {frame}")
+    return "\n".join(lines) + "\n"
 
 
 def run_locust(
@@ -342,11 +441,15 @@ def write_results(result: dict[str, Any]) -> str:
         json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     )
     setup_line = (
-        f"{result['users']} users (spawn rate {result['spawn_rate']}/s, no wait "
+        f"{result['revision']}: {result['users']} users "
+        f"(spawn rate {result['spawn_rate']}/s, no wait "
         f"between calls) for {result['seconds']} s against gunicorn "
         f"({result['gunicorn']}) on {result['cores']} cores, "
         f"{result['households']} households, {result['tokens']} API tokens; "
         "production settings, locust on the same machine. "
+        f"CPU per call: gunicorn {result['cpu_ms_per_call']['gunicorn']} ms, "
+        f"PostgreSQL {result['cpu_ms_per_call']['postgres']} ms, "
+        f"locust {result['cpu_ms_per_call']['locust']} ms. "
         "Percentiles are locust's (rounded to 2 significant digits above 100 ms). "
         f"Load average before {result['load_average_before']}, "
         f"after {result['load_average_after']}."
@@ -388,6 +491,10 @@ def main() -> int:
     parser.add_argument("--worker-class", choices=["sync", "gthread"], default="sync")
     parser.add_argument("--threads", type=int, default=4, help="gthread only")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--profile", action="store_true", help="record the workers with py-spy"
+    )
+    parser.add_argument("--revision", help="serve this revision's app instead")
     args = parser.parse_args()
     if not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be between 1 and {MAX_SECONDS}")
@@ -408,7 +515,12 @@ def main() -> int:
     ]
     tokens = sum(len(entry["tokens"]) for entry in plan)
 
-    with tempfile.TemporaryDirectory(prefix="yorik-load-") as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix="yorik-load-") as scratch,
+        checkout_of(args.revision)
+        if args.revision
+        else contextlib.nullcontext(ROOT) as app,
+    ):
         work = Path(scratch)
         plan_file = work / "plan.json"
         plan_file.write_text(json.dumps(plan))
@@ -421,12 +533,26 @@ def main() -> int:
             worker_class=args.worker_class,
             threads=args.threads,
             log=log,
+            app=app,
         )
         try:
             wait_until_ready(
                 server=server, url=url, token=plan[0]["tokens"][0], log=log
             )
             load_before = os.getloadavg()
+            profiler = (
+                start_profiler(
+                    server=server, seconds=args.seconds, output=work / "profile.txt"
+                )
+                if args.profile
+                else None
+            )
+            postmaster = postmaster_pid()
+            cpu_before = {
+                "gunicorn": cpu_seconds(server.pid),
+                "postgres": cpu_seconds(postmaster),
+                "locust": ended_children_cpu_seconds(),
+            }
             wall = run_locust(
                 url=url,
                 plan=plan_file,
@@ -435,11 +561,24 @@ def main() -> int:
                 seconds=args.seconds,
                 stats=work / "stats.json",
             )
+            cpu_after = {
+                "gunicorn": cpu_seconds(server.pid),
+                "postgres": cpu_seconds(postmaster),
+                # Of this process's children only locust has ended meanwhile.
+                "locust": ended_children_cpu_seconds(),
+            }
             load_after = os.getloadavg()
+            if profiler is not None:
+                profiler.wait()
         finally:
             stop(server)
         rows, failures = read_stats(work / "stats.json")
         server_log = log.read_text()
+        if args.profile:
+            RESULTS.mkdir(exist_ok=True)
+            raw = RESULTS / "load-profile.raw"
+            shutil.copyfile(work / "profile.txt", raw)
+            (RESULTS / "load-profile.txt").write_text(hottest_functions(raw))
 
     result = {
         "cores": cores,
@@ -449,11 +588,19 @@ def main() -> int:
         "wall_seconds": round(wall, 1),
         "households": len(plan),
         "tokens": tokens,
+        "revision": args.revision or "this checkout",
         "gunicorn": f"{args.workers} {args.worker_class} workers"
         + (f" x {args.threads} threads" if args.worker_class == "gthread" else ""),
         # Other work on the machine skews the numbers; the load average shows it.
         "load_average_before": [round(value, 2) for value in load_before],
         "load_average_after": [round(value, 2) for value in load_after],
+        # Calls answered, failed ones included: each cost its share.
+        "cpu_ms_per_call": {
+            name: round(1000 * (cpu_after[name] - cpu_before[name]) / calls, 2)
+            if (calls := rows[-1]["requests"])
+            else None
+            for name in cpu_before
+        },
         "rows": rows,
         "failures": failures,
     }

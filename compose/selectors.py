@@ -8,6 +8,7 @@ from contacts.addresses import best_postal_address, missing_fields
 from contacts.aggregates import ADDRESS_FIELDS, addresses_array
 from contacts.models import Contact
 from household.models import Household
+from yorik.compiled import CompiledQuery
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,25 @@ class RecipientCheck:
     contact_name: str
 
 
+# Both run on every check: compiled once, each costs a fifth of building it.
+_CONTACT_ADDRESSES = CompiledQuery(
+    lambda household_id, contact_id: (
+        Contact.objects.filter(household_id=household_id, pk=contact_id)
+        .annotate(address_list=addresses_array())
+        .values_list("display_name", "address_list")
+    ),
+    household_id=int,
+    contact_id=int,
+)
+_RECIPIENT_FIELDS = CompiledQuery(
+    lambda household_id, template_id: LetterTemplate.objects.filter(
+        household_id=household_id, template_id=template_id
+    ).values_list("recipient_fields"),
+    household_id=int,
+    template_id=str,
+)
+
+
 def check_recipient(
     *, household: Household, contact_id: int, template_id: str
 ) -> RecipientCheck:
@@ -37,26 +57,17 @@ def check_recipient(
     Reads the contact with its addresses in one SELECT and the template in
     another; raise DoesNotExist for a contact or template outside the household.
     """
-    try:
-        contact = (
-            Contact.objects.filter(household=household, pk=contact_id)
-            .annotate(address_list=addresses_array())
-            .values("display_name", "address_list")
-            .get()
-        )
-    except Contact.DoesNotExist:
-        raise Contact.DoesNotExist(f"No contact with id {contact_id}.") from None
-    try:
-        required_fields = (
-            LetterTemplate.objects.filter(household=household, template_id=template_id)
-            .values_list("recipient_fields", flat=True)
-            .get()
-        )
-    except LetterTemplate.DoesNotExist:
-        raise LetterTemplate.DoesNotExist(
-            f"No letter template {template_id!r}."
-        ) from None
-    address = best_postal_address(contact["address_list"], required_fields)
+    contacts = _CONTACT_ADDRESSES.rows(household_id=household.pk, contact_id=contact_id)
+    if not contacts:
+        raise Contact.DoesNotExist(f"No contact with id {contact_id}.")
+    ((display_name, address_list),) = contacts
+    templates = _RECIPIENT_FIELDS.rows(
+        household_id=household.pk, template_id=template_id
+    )
+    if not templates:
+        raise LetterTemplate.DoesNotExist(f"No letter template {template_id!r}.")
+    ((required_fields,),) = templates
+    address = best_postal_address(address_list, required_fields)
     missing = [
         MissingField(
             key=field,
@@ -70,5 +81,5 @@ def check_recipient(
         complete=not missing,
         address=block,
         missing=missing,
-        contact_name=contact["display_name"],
+        contact_name=display_name,
     )

@@ -3,11 +3,11 @@
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
-from django.urls import reverse
 from django.utils import translation
 
 from household.selectors import membership_for_user
 from yorik.errors import DATABASE_ERRORS, database_unavailable, unavailable
+from yorik.middleware import is_admin_page
 
 
 class ViewerLanguageMiddleware:
@@ -52,6 +52,6 @@ class ViewerLanguageMiddleware:
         request.preferred_language = membership.profile.language
         if request.preferred_language:
             return request.preferred_language
-        if request.path_info.startswith(reverse("admin:index")):
+        if is_admin_page(request):
             return membership.household.language
         return ""

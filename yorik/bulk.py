@@ -1,11 +1,59 @@
-"""Writing many rows at once: COPY for new rows, the cyclic collector paused."""
+"""Writing rows without the ORM's cost per statement: COPY for many new rows,
+a prepared INSERT for one; the cyclic collector paused for large writes."""
 
 import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
+from typing import Any
 
 from django.db import connections, router
-from django.db.models import Model
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Field, Model
+
+
+def _stored_fields(model: type[Model]) -> list[Field]:
+    # As bulk_create: the database computes generated columns itself.
+    return [field for field in model._meta.concrete_fields if not field.generated]
+
+
+def _stored_values(
+    row: Model, fields: list[Field], connection: BaseDatabaseWrapper
+) -> list[Any]:
+    """Return the row's values as saving it stores them (defaults, auto_now, …)."""
+    return [
+        field.get_db_prep_save(field.pre_save(row, True), connection)
+        for field in fields
+    ]
+
+
+@cache
+def _insert_sql(model: type[Model], alias: str) -> str:
+    quote = connections[alias].ops.quote_name
+    fields = _stored_fields(model)
+    table = quote(model._meta.db_table)
+    columns = ", ".join(quote(field.column) for field in fields)
+    values = ", ".join(["%s"] * len(fields))
+    # The model's own table and columns, never input.
+    return f"INSERT INTO {table} ({columns}) VALUES ({values})"  # noqa: S608
+
+
+def insert_row(row: Model) -> None:
+    """Insert one new row whose primary key is set already (a UUID default).
+
+    What `save()` stores, in one INSERT written once per model and prepared
+    once per connection: Django's save costs 0.6 ms of CPU to compose it, for
+    a card on every skill call. No signals are sent.
+    """
+    if row.pk is None:
+        raise ValueError("insert_row stores rows whose primary key is set.")
+    model = type(row)
+    connection = connections[router.db_for_write(model)]
+    values = _stored_values(row, _stored_fields(model), connection)
+    with connection.preparing_cursor() as cursor:
+        cursor.execute(_insert_sql(model, connection.alias), values)
+    row._state.adding = False
+    row._state.db = connection.alias
 
 
 def copy_new_rows(rows: Sequence[Model]) -> None:
@@ -24,8 +72,7 @@ def copy_new_rows(rows: Sequence[Model]) -> None:
     meta = rows[0]._meta
     connection = connections[router.db_for_write(type(rows[0]))]
     quote = connection.ops.quote_name
-    # As bulk_create: the database computes generated columns itself.
-    fields = [field for field in meta.concrete_fields if not field.generated]
+    fields = _stored_fields(type(rows[0]))
     columns = ", ".join(quote(field.column) for field in fields)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -45,12 +92,7 @@ def copy_new_rows(rows: Sequence[Model]) -> None:
                 # Like bulk_create: a related row saved since it was assigned
                 # lends its new id.
                 row._prepare_related_fields_for_save(operation_name="copy_new_rows")
-                copy.write_row(
-                    [
-                        field.get_db_prep_save(field.pre_save(row, True), connection)
-                        for field in fields
-                    ]
-                )
+                copy.write_row(_stored_values(row, fields, connection))
     for row in rows:
         row._state.adding = False
         row._state.db = connection.alias

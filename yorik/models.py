@@ -90,7 +90,9 @@ class RateCounter(models.Model):
 
     A request adds one in a single INSERT … ON CONFLICT DO UPDATE … RETURNING,
     so every app server counts the same requests, exactly, without a
-    read-modify-write.
+    read-modify-write. The table is unlogged (migration 0007): a crash of
+    PostgreSQL empties it, which starts every window afresh, and counting
+    waits for no disk flush.
     """
 
     key = models.CharField(max_length=100, verbose_name=_("key"))

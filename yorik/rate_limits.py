@@ -32,11 +32,12 @@ class Hit:
 def count_request(*, key: str, window_seconds: int) -> Hit:
     """Add one request to the key's current window and return the window's count.
 
-    One statement, atomic: concurrent requests each get their own count.
+    One statement, atomic: concurrent requests each get their own count;
+    prepared once per connection.
     """
     now = time.time()
     window = math.floor(now / window_seconds)
-    with connection.cursor() as cursor:
+    with connection.preparing_cursor() as cursor:
         cursor.execute(_HIT, {"key": key, "window": window})
         (hits,) = cursor.fetchone()
     return Hit(hits=hits, retry_after=(window + 1) * window_seconds - now)

@@ -167,6 +167,14 @@ if statement_timeout > 0:
         )
     )
     DATABASES["default"]["ANSWER_TIMEOUT"] = statement_timeout + 2
+# Statements written for yorik.database's preparing cursor (the token lookup,
+# rate limit and card INSERT of every API call, queries yorik.compiled compiles
+# once) are prepared by psycopg on their connection once they have run this
+# often, and PostgreSQL stops planning them again; other statements are never
+# prepared. 0 turns it off, for a connection pooler that keeps no prepared
+# statements (PgBouncer before 1.21, or without max_prepared_statements).
+prepare_threshold = int(os.environ.get("YORIK_DB_PREPARE_THRESHOLD", "5"))
+database_options["prepare_threshold"] = prepare_threshold or None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -194,3 +194,36 @@ def test_a_bundled_server_that_cannot_start_yet_gets_503(token, monkeypatch):
     assert starting.status_code == 503
     assert starting.json()["error"]["code"] == "unavailable"
     assert call_find_person(token).status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_ended_is_replaced_before_a_request_uses_it(token):
+    """E.g. after a restart of PostgreSQL: the request itself gets its answer."""
+    assert call_find_person(token).status_code == 200
+    backend = connection.connection.info.backend_pid
+    other = connection.copy()
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [backend])
+    finally:
+        other.close()
+    deadline = time.monotonic() + 5
+    while connection.is_usable() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+    assert call_find_person(token).status_code == 200
+    assert connection.connection.info.backend_pid != backend
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sound_idle_connection_is_checked_without_a_round_trip(monkeypatch):
+    """Django's check before each request's first statement sends nothing."""
+    connection.ensure_connection()
+
+    def no_statement(*args, **kwargs):
+        raise AssertionError("the health check sent a statement")
+
+    monkeypatch.setattr(connection.connection, "cursor", no_statement)
+    monkeypatch.setattr(connection.connection, "execute", no_statement)
+
+    assert connection.is_usable()

@@ -5,6 +5,7 @@ import threading
 import pytest
 from django.db import connection
 
+from yorik.models import RateCounter
 from yorik.rate_limits import count_request
 
 
@@ -51,3 +52,13 @@ def test_throttled_requests_beyond_the_limit_get_429_with_retry_after(api, monke
 
     assert statuses == [200, 200, 200, 429, 429]
     assert 0 < int(refused["Retry-After"]) <= 3600
+
+
+def test_counts_skip_the_write_ahead_log(db):
+    """A count need not outlive a crash; its commit need not wait for a flush."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relpersistence FROM pg_class WHERE relname = %s",
+            [RateCounter._meta.db_table],
+        )
+        assert cursor.fetchone() == ("u",)

@@ -176,3 +176,30 @@ def test_over_http_a_call_adds_only_authentication_and_the_rate_limit(
 
     assert response.status_code == 200
     assert len(context.captured_queries) == own + card_writes + 2
+
+
+def test_listing_the_skills_runs_only_authentication_and_the_rate_limit(api):
+    api.get("/api/skills/")  # The token's last use is recorded once in 5 minutes.
+
+    with CaptureQueriesContext(connection) as context:
+        response = api.get("/api/skills/")
+
+    assert response.status_code == 200
+    assert len(context.captured_queries) == 2
+
+
+def test_the_statements_of_every_call_are_prepared_once_per_connection(
+    api, book, household
+):
+    """The token lookup, the rate limit and the card INSERT: PostgreSQL plans
+    each once per connection instead of on every call."""
+    for _ in range(6):
+        assert api.call("find_person", {"query": "Müller"}).status_code == 200
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [statement for (statement,) in cursor.fetchall()]
+
+    assert any("user_profiles" in s and "yorik_apitoken" in s for s in prepared)
+    assert any("yorik_ratecounter" in s for s in prepared)
+    assert any(s.startswith('INSERT INTO "yorik_card"') for s in prepared)
