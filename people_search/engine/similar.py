@@ -3,8 +3,7 @@
 Each distinct word of a household's names is embedded once (NameWord). One
 query fetches, for each query word, the household's words near it by
 embedding or by trigram similarity, the rows using them, and every word of
-the best of those rows (those covering most of the query, and each query
-word's closest). Each row is then scored as a whole: the query's words
+the best of those rows. Each row is then scored as a whole: the query's words
 are aligned with the row's in any order, a missing or extra word costs
 instead of excluding, and only the rows close to the best one are returned,
 followed by the few rows sharing a rare surname that no close row has.
@@ -52,11 +51,11 @@ _COUNT_TTL = 300
 
 # For each query word, the household's words nearest to it by embedding and
 # those similar by trigrams; each of them scored against every query word;
-# the rows using them, the best by how much of the query they cover and each
-# query word's closest; and every word of those rows. The query words are
-# materialised so each is cast to a vector once; inlined, the cast ran for
-# every row it was compared with. The word scores are materialised too:
-# inlined, each was computed again for every row using the word.
+# the rows using them, ranked by how much of the query they cover; and every
+# word of the best rows. The query words are materialised so each is cast to
+# a vector once; inlined, the cast ran for every row it was compared with.
+# The word scores are materialised too: inlined, each was computed again for
+# every row using the word.
 _NEAREST = """
     WITH query_words AS MATERIALIZED (
         SELECT position, word, vector::vector AS vector
@@ -106,22 +105,11 @@ _NEAREST = """
         GROUP BY 1, 2, 3
     ),
     candidates AS MATERIALIZED (
-        (
-            SELECT subject, subject_id
-            FROM reached
-            GROUP BY subject, subject_id
-            ORDER BY sum(similarity) DESC, subject_id
-            LIMIT %(candidates)s
-        )
-        UNION
         SELECT subject, subject_id
-        FROM (
-            SELECT subject, subject_id, row_number() OVER (
-                PARTITION BY position ORDER BY similarity DESC, subject_id
-            ) AS rank
-            FROM reached
-        ) AS ranked
-        WHERE rank <= %(per_word_rows)s
+        FROM reached
+        GROUP BY subject, subject_id
+        ORDER BY sum(similarity) DESC, subject_id
+        LIMIT %(candidates)s
     ),
     crowds AS (
         SELECT array_agg(crowd ORDER BY position) AS crowds
@@ -149,10 +137,6 @@ _PER_WORD = 40
 # Rows scored in Python: enough that the person meant is among them when
 # common first names crowd the query.
 _SCORED_ROWS = 200
-# Rows scored in Python for each query word whatever the others match: the
-# few rows sharing a rare surname are among them even when a common first
-# name fills the rows above.
-_PER_WORD_ROWS = 8
 # Similarity at which a row counts towards a query word's crowd.
 _CLOSE = 0.6
 _MAX_WORDS = 5
@@ -248,7 +232,6 @@ def find_similar_names(
         "floor": floor,
         "trigram_floor": trigram_floor,
         "candidates": _SCORED_ROWS,
-        "per_word_rows": _PER_WORD_ROWS,
         "close": _CLOSE,
     }
     try:
