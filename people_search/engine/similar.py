@@ -393,9 +393,9 @@ def surname_words(name: str) -> list[str]:
     a comma ("van der Berg, Anna").
     """
     head, comma, _ = name.partition(",")
-    parts = name.split()
     if comma:
         return query_words(head)
+    parts = name.split()
     return query_words(parts[-1]) if parts else []
 
 
