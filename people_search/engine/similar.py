@@ -5,7 +5,8 @@ query fetches, for each query word, the household's words near it by
 embedding or by trigram similarity, the rows using them, and every word of
 the best of those rows. Each row is then scored as a whole: the query's words
 are aligned with the row's in any order, a missing or extra word costs
-instead of excluding, and only the rows close to the best one are returned.
+instead of excluding, and only the rows close to the best one are returned,
+followed by the few rows sharing a rare surname that no close row has.
 A small vocabulary is scanned exactly, which is both fast and complete; a
 large one asks the HNSW index with iterative scan. bench/names.py measures
 the lane against pg_trgm on the whole name and times both paths.
@@ -149,6 +150,14 @@ _INITIAL_WEIGHT = 0.3
 _MISSING_WORD = 0.1
 # Below this score a row is shown only if no other row is as close.
 _LONE_SCORE = 0.6
+# A query's surname that at most _FEW_ROWS rows share points at them when no
+# row answers the whole query: "Peter Lindenlechner" finds Erik, the only
+# Lindenlechner. A row shares a word this alike: one typo in a word of seven
+# letters or more, or a respelling of its sound, but not a one-letter typo of
+# a shorter word (Kahn is not Kuhn). More rows would be a guess: on the
+# bench's names nobody has, each shared row comes back too.
+_SHARED_WORD = 0.85
+_FEW_ROWS = 3
 # Spellings that sound alike agree once respelled, but less than written alike.
 _SOUND_DISCOUNT = 0.95
 _DIGIT_LETTERS = str.maketrans("0134578", "oleastb")
@@ -253,7 +262,8 @@ def find_similar_names(
         query=words,
         typed=typed_words(name),
         names=names,
-        weights={word: word_weight(crowd=crowds.get(word)) for word in words},
+        crowds=crowds,
+        surname=surname_words(name),
         score_floor=score_floor,
         margin=margin,
         limit=limit,
@@ -299,18 +309,26 @@ def pick_similar(
     query: Sequence[str],
     typed: set[str],
     names: dict[tuple[str, int], list[str]],
-    weights: dict[str, float],
+    crowds: dict[str, int],
+    surname: Sequence[str] = (),
     score_floor: float = SCORE_FLOOR,
     margin: float = SCORE_MARGIN,
     limit: int = CANDIDATES,
 ) -> list[SimilarName]:
-    """Return the rows whose names score near the best one and above the floor.
+    """Return the rows whose names score near the best one and above the floor,
+    then the few rows sharing the query's surname, best first.
 
+    `crowds` counts, for each query word but initials, the household's rows
+    with a word close to it; `surname` holds the query's surname words.
     Rows with every typed word among their own are literal matches, which
     text search finds; they must not take a similar name's place. A weak
     best row is shown only when no other row comes as close: several rows
-    matching as weakly are a crowd, not the person meant.
+    matching as weakly are a crowd, not the person meant. A surname only a
+    few rows share says who is meant even when the first name matches none
+    of them (a first name replaced by another), so when neither a literal
+    match nor a close row has it, those rows come after the close ones.
     """
+    weights = {word: word_weight(crowd=crowds.get(word)) for word in query}
     scored = [
         SimilarName(
             subject, subject_id, name_score(query=query, name=words, weights=weights)
@@ -324,8 +342,61 @@ def pick_similar(
     best = scored[0].similarity
     close = [c for c in scored if c.similarity >= max(score_floor, best - margin)]
     if best < _LONE_SCORE and len(close) > 1:
-        return []
-    return close[:limit]
+        close = []
+    answered = [words for words in names.values() if typed <= set(words)]
+    answered += [names[c.subject, c.subject_id] for c in close]
+    family = surname_rows(
+        surname=surname, names=names, crowds=crowds, answered=answered
+    )
+    shared = [c for c in scored if (c.subject, c.subject_id) in family]
+    return list(dict.fromkeys(close + shared))[:limit]
+
+
+def surname_rows(
+    *,
+    surname: Sequence[str],
+    names: dict[tuple[str, int], list[str]],
+    crowds: dict[str, int],
+    answered: Sequence[Sequence[str]] = (),
+) -> set[tuple[str, int]]:
+    """Return the rows that share the query's surname, if at most _FEW_ROWS do.
+
+    A row shares it when each of its words (two for Ben-David) is at least
+    _SHARED_WORD like one of the row's words. The rows counted are those
+    fetched or, when more, those the query found close to the surname's
+    rarest word (`crowds`), so a surname is not taken for rare because only
+    a few of its many rows were fetched. A surname that a row `answered`
+    (a literal match, a close row) already has, or an initial, points at
+    no one.
+    """
+    words = [word for word in surname if len(word) > 1]
+    if not words:
+        return set()
+
+    def shares(name: Sequence[str]) -> bool:
+        return all(
+            any(word_similarity(word, other) >= _SHARED_WORD for other in name)
+            for word in words
+        )
+
+    if any(shares(name) for name in answered):
+        return set()
+    sharing = {key for key, name in names.items() if shares(name)}
+    counted = max(len(sharing), min(crowds.get(word, 0) for word in words))
+    return sharing if counted <= _FEW_ROWS else set()
+
+
+def surname_words(name: str) -> list[str]:
+    """Return the query words of a typed name's surname.
+
+    That is its last part ("Thomas Müller", "Yael Ben-David"), or all before
+    a comma ("van der Berg, Anna").
+    """
+    head, comma, _ = name.partition(",")
+    if comma:
+        return query_words(head)
+    parts = name.split()
+    return query_words(parts[-1]) if parts else []
 
 
 def name_score(

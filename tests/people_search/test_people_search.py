@@ -255,6 +255,36 @@ def test_a_name_read_by_ocr_finds_the_person(api, thomas):
     ]
 
 
+@pytest.fixture
+def lindenlechners(household):
+    for first, last in [
+        ("Erik", "Lindenlechner"),
+        ("Anna", "Lindenlechner"),
+        ("Peter", "Meier"),
+        ("Peter", "Schulz"),
+    ]:
+        build_lead(household, first, last_name=last)
+    return household
+
+
+@pytest.mark.parametrize("typed", ["Peter Lindenlechner", "Peter Lindenlechnr"])
+def test_a_replaced_first_name_finds_the_few_people_with_the_surname(
+    api, lindenlechners, typed
+):
+    body = search(api, typed)
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [
+        ("Anna Lindenlechner", "similar_name"),
+        ("Erik Lindenlechner", "similar_name"),
+    ]
+
+
+@pytest.mark.parametrize("typed", ["Peter Quast", "Gustav Lindenlechner-Huber"])
+def test_a_name_nobody_has_is_not_answered_by_a_shared_word(api, lindenlechners, typed):
+    """Neither a first name nor half of a double surname points at anyone."""
+    assert search(api, typed)["items"] == []
+
+
 def test_the_lane_returns_at_most_8_similar_rows(household):
     for index in range(12):
         build_lead(household, f"Kim{'i' * index}", last_name="Müller")

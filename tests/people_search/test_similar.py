@@ -9,19 +9,24 @@ from people_search.engine.similar import (
     pick_similar,
     query_words,
     sound_key,
+    surname_words,
     word_similarity,
 )
 
 THOMAS_MULLER = ["thomas", "muller"]
 
 
-def pick(query, names, *, typed=None, weights=None):
-    """Score rows named {id: words} against a query of folded words."""
+def pick(query, names, *, typed=None, crowds=None, surname=()):
+    """Score rows named {id: words} against a query of folded words.
+
+    `crowds` counts the rows close to each query word; one each when not given.
+    """
     return pick_similar(
         query=query,
         typed=set(typed if typed is not None else query),
         names={("lead", pk): words for pk, words in names.items()},
-        weights=weights or {},
+        crowds=crowds or dict.fromkeys(query, 1),
+        surname=surname,
     )
 
 
@@ -139,9 +144,9 @@ def test_a_weak_match_shared_by_several_rows_is_a_crowd():
 def test_a_rare_word_outweighs_a_common_one():
     """A different first name still finds the only person with a surname."""
     names = {1: ["roger", "zwickenbauer"], 2: ["peter", "meier"]}
-    weights = {"peter": 0.4, "zwickenbauer": 1.0}
+    crowds = {"peter": 500, "zwickenbauer": 1}
 
-    assert ids(pick(["peter", "zwickenbauer"], names, weights=weights)) == [1]
+    assert ids(pick(["peter", "zwickenbauer"], names, crowds=crowds)) == [1]
     # Weighed alike, the first name's row ties with the surname's: a crowd.
     assert pick(["peter", "zwickenbauer"], names) == []
 
@@ -152,3 +157,96 @@ def test_literal_matches_are_left_to_text_search():
     assert ids(pick(["meier"], names)) == [2]
     # Typed with a digit, the name is no literal match: only this lane finds it.
     assert ids(pick(["meier"], names, typed=["me1er"])) == [1, 2]
+
+
+LINDENLECHNERS = {
+    1: ["erik", "lindenlechner"],
+    2: ["anna", "lindenlechner"],
+    3: ["peter", "meier"],
+    4: ["peter", "schulz"],
+}
+
+
+@pytest.mark.parametrize("typed", ["lindenlechner", "lindenlechnr"])
+def test_a_replaced_first_name_finds_the_few_rows_with_the_surname(typed):
+    """No row has both words: the rows sharing a rare surname are the answer,
+    not those sharing the first name."""
+    query = ["peter", typed]
+
+    assert pick(query, LINDENLECHNERS) == []
+    assert ids(pick(query, LINDENLECHNERS, surname=[typed])) == [1, 2]
+
+
+def test_a_surname_many_rows_share_points_at_no_one():
+    names = {pk: [first, "lindenlechner"] for pk, first in enumerate("abcd")}
+    query = ["peter", "lindenlechner"]
+
+    assert pick(query, names, surname=["lindenlechner"]) == []
+    # Fetched or not, the rows the query found close to the surname count.
+    crowds = {"peter": 1, "lindenlechner": 12}
+    assert pick(query, LINDENLECHNERS, crowds=crowds, surname=["lindenlechner"]) == []
+
+
+def test_a_first_name_points_at_no_one():
+    names = {1: ["hans", "becker"], 2: ["hans", "meier"]}
+
+    assert pick(["hans", "schmidt"], names, surname=["schmidt"]) == []
+
+
+def test_a_short_surname_one_letter_off_points_at_no_one():
+    """Kahn is another name than Kuhn, not a typo of it."""
+    names = {1: ["erik", "kuhn"], 2: ["jonas", "kuhn"]}
+
+    assert ids(pick(["peter", "kuhn"], names, surname=["kuhn"])) == [1, 2]
+    assert pick(["peter", "kahn"], names, surname=["kahn"]) == []
+
+
+def test_surname_rows_come_after_the_close_ones():
+    names = {1: ["renate", "schneider"], 2: ["doris", "schroder"]}
+    query = ["renate", "schroder"]
+
+    found = pick(query, names, surname=["schroder"])
+
+    assert ids(found) == [1, 2]
+    assert found[0].similarity > found[1].similarity
+
+
+def test_a_surname_the_best_row_shares_adds_no_one():
+    names = {1: ["thomas", "muller"], 2: ["anna", "muller"], 3: ["thomas", "becker"]}
+
+    assert ids(pick(["tomas", "muler"], names, surname=["muler"])) == [1]
+
+
+def test_a_surname_a_literal_match_shares_adds_no_one():
+    names = {**LINDENLECHNERS, 5: ["jonas", "lindenlechner"]}
+
+    assert ids(pick(["peter", "lindenlechner"], names, surname=["lindenlechner"])) == [
+        1,
+        2,
+        5,
+    ]
+    assert pick(["anna", "lindenlechner"], names, surname=["lindenlechner"]) == []
+
+
+def test_a_surname_of_two_words_needs_both():
+    names = {1: ["hans", "muller", "ludenscheidt"], 2: ["petra", "muller"]}
+    crowds = {"anna": 1, "muller": 200, "ludenscheidt": 1}
+    query = ["anna", "muller", "ludenscheidt"]
+
+    found = pick(query, names, crowds=crowds, surname=query[1:])
+
+    assert ids(found) == [1]
+
+
+@pytest.mark.parametrize(
+    ("typed", "surname"),
+    [
+        ("Thomas Müller", ["muller"]),
+        ("Yael Ben-David", ["ben", "david"]),
+        ("van der Berg, Anna", ["van", "der", "berg"]),
+        ("Tomas M.", ["m"]),
+        ("", []),
+    ],
+)
+def test_the_surname_is_the_last_part_or_what_comes_before_a_comma(typed, surname):
+    assert surname_words(typed) == surname

@@ -32,6 +32,21 @@ def test_find_person_finds_a_misspelled_household_member(api, beckers, query):
     ]
 
 
+def test_find_person_finds_the_only_contact_with_a_surname_under_another_name(
+    api, beckers
+):
+    build_contact(beckers, "Erik Lindenlechner")
+    build_contact(beckers, "Peter Meier")
+
+    found = api.call("find_person", {"query": "Peter Lindenlechner"}).json()
+    unknown = api.call("find_person", {"query": "Peter Quast"}).json()
+
+    assert [(r["display_name"], r["match"]) for r in found["results"]] == [
+        ("Erik Lindenlechner", "similar_name")
+    ]
+    assert (unknown["results"], unknown["count"]) == ([], 0)
+
+
 def test_a_literal_match_keeps_the_typo_lane_out(api, beckers):
     build_contact(beckers, "Hans Bekker")
 
