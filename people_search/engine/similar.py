@@ -236,18 +236,21 @@ def find_similar_names(
     }
     try:
         with transaction.atomic(), connection.cursor() as cursor:
+            # The trigram index answers `%` with this threshold.
+            settings = {"pg_trgm.similarity_threshold": str(min(trigram_floor, 1.0))}
             if vocabulary_size(household_id) < EXACT_SCAN_BELOW:
                 # No index scan, so no HNSW: the household's words come through
                 # its unique B-tree (a bitmap scan) and are sorted, exactly.
-                cursor.execute("SET LOCAL enable_indexscan = off")
+                settings["enable_indexscan"] = "off"
             else:
                 # The HNSW index walks, filtered by household.
-                cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                cursor.execute("SET LOCAL hnsw.ef_search = %s", [_PER_WORD])
-            # The trigram index answers `%` with this threshold.
+                settings["hnsw.iterative_scan"] = "relaxed_order"
+                settings["hnsw.ef_search"] = str(_PER_WORD)
+            # SET LOCAL for each, in one round trip.
             cursor.execute(
-                "SET LOCAL pg_trgm.similarity_threshold = %s",
-                [min(trigram_floor, 1.0)],
+                "SELECT set_config(name, value, true)"
+                " FROM unnest(%s::text[], %s::text[]) AS setting(name, value)",
+                [list(settings), list(settings.values())],
             )
             cursor.execute(_NEAREST, parameters)
             rows = cursor.fetchall()
