@@ -237,7 +237,9 @@ def find_similar_names(
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             # The trigram index answers `%` with this threshold.
-            settings = {"pg_trgm.similarity_threshold": str(min(trigram_floor, 1.0))}
+            settings = {
+                "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0)))
+            }
             if vocabulary_size(household_id) < EXACT_SCAN_BELOW:
                 # No index scan, so no HNSW: the household's words come through
                 # its unique B-tree (a bitmap scan) and are sorted, exactly.
@@ -246,11 +248,13 @@ def find_similar_names(
                 # The HNSW index walks, filtered by household.
                 settings["hnsw.iterative_scan"] = "relaxed_order"
                 settings["hnsw.ef_search"] = str(_PER_WORD)
-            # SET LOCAL for each, in one round trip.
+            # Every SET LOCAL in one round trip: the values are the module's
+            # own numbers and words, written out, so the statements go as one
+            # text without parameters.
             cursor.execute(
-                "SELECT set_config(name, value, true)"
-                " FROM unnest(%s::text[], %s::text[]) AS setting(name, value)",
-                [list(settings), list(settings.values())],
+                "; ".join(
+                    f"SET LOCAL {name} = {value}" for name, value in settings.items()
+                )
             )
             cursor.execute(_NEAREST, parameters)
             rows = cursor.fetchall()
