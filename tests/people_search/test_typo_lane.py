@@ -47,6 +47,18 @@ def test_find_person_finds_the_only_contact_with_a_surname_under_another_name(
     assert (unknown["results"], unknown["count"]) == ([], 0)
 
 
+def test_a_surname_before_a_comma_is_the_surname(api, beckers):
+    """ "Lindenlechner, Peter" is written surname first, as on a letter."""
+    build_contact(beckers, "Erik Lindenlechner")
+    build_contact(beckers, "Peter Meier")
+
+    found = api.call("find_person", {"query": "Herr Lindenlechner, Peter"}).json()
+
+    assert [(r["display_name"], r["match"]) for r in found["results"]] == [
+        ("Erik Lindenlechner", "similar_name")
+    ]
+
+
 def test_a_literal_match_keeps_the_typo_lane_out(api, beckers):
     build_contact(beckers, "Hans Bekker")
 
