@@ -119,3 +119,19 @@ def test_the_login_lockout_counts_what_the_setting_names(setting, parameters):
     result = run_manage(*SHOW_LOCKOUT, **env)
 
     assert result.stdout.strip().splitlines()[-1] == parameters, result.stderr
+
+
+def test_a_work_mem_that_is_no_size_is_refused_at_start():
+    result = run_manage("check", YORIK_DB_WORK_MEM="16MB; DROP TABLE x")
+
+    assert result.returncode != 0
+    assert "YORIK_DB_WORK_MEM must be a size" in result.stderr
+
+
+@pytest.mark.django_db
+def test_the_app_connects_with_its_work_mem():
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW work_mem")
+        assert cursor.fetchone() == ("16MB",)
