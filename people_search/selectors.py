@@ -59,8 +59,7 @@ def _found(
     queryset: QuerySet,
     *,
     limit: int,
-    to_row: Callable[[dict[str, Any], str | None], dict],
-    match: Callable[[dict[str, Any]], str | None],
+    to_row: Callable[[dict[str, Any]], dict],
 ) -> Found:
     """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
 
@@ -77,7 +76,7 @@ def _found(
             Match(
                 tier=value["match_tier"],
                 sort_name=value["sort_key"],
-                row=to_row(value, match(value)),
+                row=to_row(value),
             )
             for value in strongest_rows(values[:limit])
         ],
@@ -161,10 +160,7 @@ def find_contacts(
             "address_list",
         ),
         limit=limit,
-        match=lambda value: (
-            Reason.CHANNEL if channel else match_reason(query, value, CONTACT_COLUMNS)
-        ),
-        to_row=lambda value, match: {
+        to_row=lambda value: {
             "source": "contacts",
             "id": value["id"],
             "display_name": value["display_name"],
@@ -172,7 +168,11 @@ def find_contacts(
             "kind": value["kind"],
             "channels": value["channel_list"],
             "addresses": value["address_list"],
-            "match": match,
+            "match": (
+                Reason.CHANNEL
+                if channel
+                else match_reason(query, value, CONTACT_COLUMNS)
+            ),
         },
     )
 
@@ -334,8 +334,7 @@ def find_household_people(
             "profile__email",
         ),
         limit=limit,
-        match=lambda value: match_reason(query, value, MEMBER_COLUMNS),
-        to_row=lambda value, match: {
+        to_row=lambda value: {
             "source": "household",
             "id": value["profile_id"],
             "name": " ".join(
@@ -347,7 +346,7 @@ def find_household_people(
             "last_name": value["profile__last_name"],
             "role": value["role"],
             "email": value["profile__email"],
-            "match": match,
+            "match": match_reason(query, value, MEMBER_COLUMNS),
         },
     )
 

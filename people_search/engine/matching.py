@@ -238,7 +238,7 @@ def match_reason(
     else:
         # A row of group 0 is of some tier stronger than Tier.INSIDE: the first
         # rule it meets is that tier's.
-        tier = {1: Tier.SIMILAR, 2: Tier.INSIDE}.get(value["match_group"])
+        tier = {g: t for t, g in _GROUPS.items()}.get(value["match_group"])
     if tier == Tier.SIMILAR:
         return Reason.SIMILAR_NAME
 
@@ -447,8 +447,12 @@ def _reasons(
     return rules, _inside_reasons(query)
 
 
+# People search's groups of the tiers; every other tier is group 0.
+_GROUPS = {Tier.SIMILAR: 1, Tier.INSIDE: 2}
+
+
 def _group(tier: Tier) -> int:
-    return {Tier.SIMILAR: 1, Tier.INSIDE: 2}.get(tier, 0)
+    return _GROUPS.get(tier, 0)
 
 
 def _literal(query: Query) -> "_Sql":
