@@ -67,21 +67,22 @@ def names_by_tag(category: ProviderCategory, tag: str) -> bool:
 def provider_tokens(*, kind: str, display_name: str, tags: Iterable[str]) -> list[str]:
     """Return the tokens that file a contact under the categories it provides."""
     tokens = [
-        _TAG_CONCEPT + category.id
+        _tag_token(category)
         for category in CATEGORIES
         if any(names_by_tag(category, tag) for tag in tags)
     ]
     if kind == ContactKind.BUSINESS:
-        tokens += [
-            _BUSINESS_CONCEPT + category.id
-            for category in categories_revealed_by(display_name)
-        ]
+        tokens += map(business_token, categories_revealed_by(display_name))
     return tokens
 
 
 def business_token(category: ProviderCategory) -> str:
     """Return the token of a business whose name reveals the category."""
     return _BUSINESS_CONCEPT + category.id
+
+
+def _tag_token(category: ProviderCategory) -> str:
+    return _TAG_CONCEPT + category.id
 
 
 def category_tokens(category: ProviderCategory) -> list[str]:
@@ -92,7 +93,7 @@ def category_tokens(category: ProviderCategory) -> list[str]:
     return [
         relation_concept_token(category.id),
         business_token(category),
-        _TAG_CONCEPT + category.id,
+        _tag_token(category),
     ]
 
 
