@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import F, QuerySet
 
 from contacts.aggregates import addresses_array, channels_array
-from contacts.models import DEFAULT_CONTACT_STATUSES, normalize_channel_value
+from contacts.models import DEFAULT_CONTACT_STATUSES, Contact, normalize_channel_value
 from contacts.selectors import CONTACT_COLUMNS, match_contacts
 from household.models import Household, LeadAccess, Membership
 from household.selectors import PERSON_COLUMNS, visible_leads
@@ -18,7 +18,8 @@ from people_search.engine.matching import (
     Tier,
     every_row,
     find_matches,
-    match_counts,
+    first_matches,
+    match_columns,
     match_group,
     match_reason,
     match_values,
@@ -56,18 +57,20 @@ class Found:
 
 
 def _found(
-    queryset: QuerySet,
+    matches: QuerySet,
     *,
+    details: QuerySet,
     limit: int,
     to_row: Callable[[dict[str, Any]], dict],
 ) -> Found:
-    """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
+    """Evaluate a `find_matches` query with a sort_key in one SELECT
+    (`first_matches`).
 
-    Its LIMIT reaches the database, so the rows' channels and addresses are
-    read for the first rows only; the weak matches give way here. Two rows at
-    least are read, to tell whether the best tier is shared.
+    Its LIMIT reaches the database, so the rows' details are read for the
+    first rows only; the weak matches give way here. Two rows at least are
+    read, to tell whether the best tier is shared.
     """
-    values = list(queryset[: max(limit, 2)])
+    values = first_matches(matches, details=details, limit=max(limit, 2))
     if not values:
         return Found(matches=[], count=0)
     first = values[0]
@@ -140,22 +143,16 @@ def find_contacts(
         channel=channel,
         similar_ids=similar_ids,
     )
-    contacts = contacts.annotate(
-        **match_counts(query, columns=CONTACT_COLUMNS, similar_ids=similar_ids),
-        sort_key=F("sort_name"),
-        channel_list=channels_array(),
-        address_list=addresses_array(),
-    )
     return _found(
-        contacts.values(
+        contacts.annotate(sort_key=F("sort_name")),
+        details=Contact.objects.annotate(
+            channel_list=channels_array(), address_list=addresses_array()
+        ).values(
             "id",
             "display_name",
             "relation",
             "kind",
-            *match_values(CONTACT_COLUMNS),
-            "match_total",
-            "match_strong",
-            "sort_key",
+            *match_columns(CONTACT_COLUMNS),
             "channel_list",
             "address_list",
         ),
@@ -317,17 +314,11 @@ def find_household_people(
         )
     else:
         memberships = every_row(memberships)
-    memberships = memberships.annotate(
-        **match_counts(query, columns=MEMBER_COLUMNS, similar_ids=similar_ids),
-        sort_key=F("profile__sort_name"),
-    ).order_by("match_tier", "profile__sort_name", "pk")
     return _found(
-        memberships.values(
+        memberships.annotate(sort_key=F("profile__sort_name")),
+        details=Membership.objects.values(
             "role",
-            *match_values(MEMBER_COLUMNS),
-            "match_total",
-            "match_strong",
-            "sort_key",
+            *match_columns(MEMBER_COLUMNS),
             "profile_id",
             "profile__first_name",
             "profile__last_name",

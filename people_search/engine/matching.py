@@ -46,9 +46,9 @@ from functools import lru_cache, reduce
 from operator import and_, or_
 from typing import Any, cast
 
+from django.db import connections
 from django.db.models import (
     BooleanField,
-    Count,
     Expression,
     F,
     Field,
@@ -59,6 +59,7 @@ from django.db.models import (
     Value,
     Window,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Greatest
 
 from people_search.engine.query import Query, Term
@@ -214,11 +215,15 @@ def every_row(queryset: QuerySet) -> QuerySet:
 
 def match_values(columns: MatchColumns, *, grouped: bool = False) -> list[str]:
     """Return what a `find_matches` row is selected with for `match_reason`:
-    its tier, or its `match_group` when `grouped`, and the columns the rules
-    read."""
-    slots = ("match_text", "concepts", "phone_digits")
+    its tier, or its `match_group` when `grouped`, and its `match_columns`."""
     strength = "match_group" if grouped else "match_tier"
-    return [strength, *filter(None, map(columns.column, slots))]
+    return [strength, *match_columns(columns)]
+
+
+def match_columns(columns: MatchColumns) -> list[str]:
+    """Return the columns the rules read, for `match_reason`."""
+    slots = ("match_text", "concepts", "phone_digits")
+    return list(filter(None, map(columns.column, slots)))
 
 
 def match_reason(
@@ -315,32 +320,65 @@ def strongest_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
     return list(rows)
 
 
-def match_counts(
-    query: Query | None,
-    *,
-    columns: MatchColumns,
-    similar_ids: Collection[int] = (),
-) -> dict[str, Window]:
-    """Return window annotations counting `find_matches` rows, in the same SELECT.
+def first_matches(
+    matches: QuerySet, *, details: QuerySet, limit: int
+) -> list[dict[str, Any]]:
+    """Return the first rows of a `find_matches` query and how many it matches,
+    in one SELECT.
 
-    `match_total` counts every row the query matches, `match_strong` those
-    not only inside a word (all of them without a query). The strong ones
-    are told by the weakest rule alone, not by the tier's CASE again.
+    `matches` carries a `sort_key` beside its `match_tier`; `details` is a
+    `values()` queryset of the same model with what each returned row needs.
+    Each row has the details' values and its `match_tier`, `sort_key`,
+    `match_total` (every row the query matches) and `match_strong` (those not
+    only inside a word; all of them without a query).
+
+    Only the rows' keys, tiers and sort keys are counted and ordered, in a
+    subquery the planner keeps as written (OFFSET 0): each row's tier is
+    worked out once, the strong ones are told by it, and only the first rows
+    are read whole. A 2-letter query matching 30,000 contacts costs no more
+    than the LIKE that finds them.
     """
-    if query is None or query.is_empty:
-        return {"match_total": Window(Count("pk")), "match_strong": Window(Count("pk"))}
-    strong = _match_sql(query, tuple(sorted(similar_ids))).strong
-    return {
-        "match_total": Window(Count("pk")),
-        "match_strong": Window(
-            Count("pk", filter=_Rendered(strong, columns, BooleanField()))
-        ),
-    }
+    db = matches.db
+    narrow, narrow_params = (
+        matches.order_by()
+        .values("match_tier", "sort_key", match_key=F("pk"))
+        .query.sql_with_params()
+    )
+    compiler = details.filter(pk=RawSQL('"first"."match_key"', ())).query.get_compiler(
+        using=db
+    )
+    detail, detail_params = compiler.as_sql()
+    order = '"match_tier", "sort_key", "match_key"'
+    counted = ("match_tier", "sort_key", "match_total", "match_strong")
+    picked = ", ".join(f'"first"."{name}"' for name in counted)
+    sql = (
+        f"SELECT {picked}, "  # noqa: S608 - compiled SQL and constants only
+        '"details".* FROM (SELECT "narrow".*, COUNT(*) OVER () AS "match_total", '
+        f'COUNT(*) FILTER (WHERE "narrow"."match_tier" < {int(Tier.INSIDE)}) '
+        f'OVER () AS "match_strong" FROM ({narrow} OFFSET 0) "narrow" '
+        f'ORDER BY {order} LIMIT %s) "first" '
+        f'CROSS JOIN LATERAL ({detail}) "details" ORDER BY {order}'
+    )
+    with connections[db].cursor() as cursor:
+        cursor.execute(sql, (*narrow_params, limit, *detail_params))
+        fetched = cursor.fetchall()
+    columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
+    converters = compiler.get_converters(columns)
+    names = [*compiler.query.values_select, *compiler.query.annotation_select]
+    rows = []
+    for row in fetched:
+        values = list(row[len(counted) :])
+        if converters:
+            (values,) = compiler.apply_converters([values], converters)
+        rows.append(
+            dict(zip((*counted, *names), (*row[: len(counted)], *values), strict=True))
+        )
+    return rows
 
 
 def returned_count(*, total: int, strong: int) -> int:
     """Return how many rows are found once the weak ones give way, from the
-    `match_counts` of a `find_matches` query."""
+    counts of `first_matches`."""
     return strong or total
 
 
@@ -349,13 +387,11 @@ class _MatchSql:
     where: "_Sql"
     tier: "_Sql"
     group: "_Sql"
-    # That a row is stronger than Tier.INSIDE, without the tier's CASE.
-    strong: "_Sql"
 
 
 @lru_cache(maxsize=256)
 def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
-    """Return the WHERE, tier, group and strength conditions of a query, built
+    """Return the WHERE, tier and group conditions of a query, built
     once per query (at most 256 kept, a few KB each).
 
     With similar names a row is in when it matches literally or is similar;
@@ -363,19 +399,10 @@ def _match_sql(query: Query, similar: tuple[int, ...]) -> _MatchSql:
     also similar, is Tier.SIMILAR.
     """
     literal = _literal(query)
-    # A term's places only grow from rule to rule, so a row that meets no
-    # rule of Tier.OTHER meets none at all and matches only inside a word;
-    # the relation's places are among the email rule's, the last one.
-    weakest = _any(
-        when
-        for when, tier, reason in _rules(query)
-        if tier == Tier.OTHER and reason != Reason.RELATION
-    )
     return _MatchSql(
         where=literal | _is_similar(similar) if similar else literal,
         tier=_tier(query, similar, int, literal),
         group=_tier(query, similar, _group, literal),
-        strong=(literal & weakest) if similar else weakest,
     )
 
 
@@ -401,24 +428,36 @@ def _tier(
     if similar:
         rest = _case([(_is_similar(similar), value(Tier.SIMILAR))], rest)
 
-    def term_tier(term: Term) -> _Sql:
+    def term_tier(term: Term, named: int | _Sql) -> _Sql:
         places = [
-            (_like_any(words.named(term)), Tier.PREFIX),
-            (_concept(term), Tier.CONCEPT),
+            (_like_any(words.named(term)), named),
+            (_concept(term), value(Tier.CONCEPT)),
             (
                 _like_any(words.nicknames(term)) if term.nicknames else None,
-                Tier.NICKNAME,
+                value(Tier.NICKNAME),
             ),
-            (_like_any(words.elsewhere(term)), Tier.OTHER),
+            (_like_any(words.elsewhere(term)), value(Tier.OTHER)),
         ]
-        return _case([(when, value(tier)) for when, tier in places if when], rest)
+        return _case([(when, tier) for when, tier in places if when], rest)
 
     tier = rest
     if query.terms:
-        tier = _call("GREATEST", [term_tier(term) for term in query.terms])
+        # A name or alias that is the whole query has every term at the start
+        # of its words: the first term's name place tells Tier.EXACT from
+        # Tier.PREFIX, looking for the whole query in those rows alone, and
+        # the other terms' name places weigh nothing beside it.
+        first = others = value(Tier.PREFIX)
         exact = words.exact(_NAME) + words.exact(_ALIAS)
         if exact:
-            tier = _case([(_like_any(exact), value(Tier.EXACT))], tier)
+            first = _case([(_like_any(exact), value(Tier.EXACT))], first)
+            others = value(Tier.EXACT)
+        tier = _call(
+            "GREATEST",
+            [
+                term_tier(term, others if number else first)
+                for number, term in enumerate(query.terms)
+            ],
+        )
     if query.phone_digits:
         phone = _case(
             [(_like("phone_digits", query.phone_digits), value(Tier.OTHER))], rest
@@ -748,14 +787,16 @@ def _any(conditions: Iterable[_Sql | None]) -> _Sql:
     return reduce(or_, present) if present else _FALSE
 
 
-def _case(whens: Sequence[tuple[_Sql, int]], default: int | _Sql) -> _Sql:
-    otherwise = default if isinstance(default, _Sql) else _constant(default)
+def _case(whens: Sequence[tuple[_Sql, int | _Sql]], default: int | _Sql) -> _Sql:
+    def sql(value: int | _Sql) -> _Sql:
+        return value if isinstance(value, _Sql) else _constant(value)
+
     if not whens:
-        return otherwise
+        return sql(default)
     case = _Sql("(CASE")
     for when, value in whens:
-        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + _constant(value)
-    return case + _Sql(" ELSE ") + otherwise + _Sql(" END)")
+        case = case + _Sql(" WHEN ") + when + _Sql(" THEN ") + sql(value)
+    return case + _Sql(" ELSE ") + sql(default) + _Sql(" END)")
 
 
 def _call(function: str, arguments: Sequence[_Sql]) -> _Sql:

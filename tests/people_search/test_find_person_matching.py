@@ -126,6 +126,22 @@ def test_a_term_inside_a_word_is_found_only_without_stronger_matches(api, becker
     assert found(body) == [("Thomas Müller", "name")]
 
 
+def test_count_is_of_every_match_beyond_the_rows_returned(api, household):
+    for number in range(12):
+        build_contact(household, f"Hans Inside{number}")
+    for name in ("Anke Vogel", "Andreas Roth", "Antje Brandt"):
+        build_contact(household, name)
+
+    strong = find(api, "an", source="contacts", limit=2)
+    inside = find(api, "nsid", source="contacts", limit=2)
+
+    # Three start a word with "an"; the twelve Hans (and Brandt) only hold it.
+    assert found(strong) == [("Andreas Roth", "name"), ("Anke Vogel", "name")]
+    assert strong["count"] == 3
+    assert found(inside) == [("Hans Inside0", "name"), ("Hans Inside1", "name")]
+    assert inside["count"] == 12
+
+
 def test_a_nickname_finds_the_given_name(api, becker):
     body = find(api, "Sepp Huber")
 
