@@ -31,15 +31,27 @@ of the row's words by field (see `match_document`), and for contacts a
 name (see `concept_tokens`). The tiers are LIKEs on the matched rows only.
 
 The engine writes the SQL of these conditions itself (`_Rendered`), once per
-query, with its constants written out: built from Q objects, the tiers'
-CASE cost Django more to resolve and compile on every call, and psycopg more
-to bind, than PostgreSQL spent answering it. Only the WHERE and the tier are
-SQL, each place of a term tested once; why a returned row matched
-(`match_reason`) is read in Python from the same rules, on its columns.
+query: built from Q objects, the tiers' CASE cost Django more to resolve and
+compile on every call than PostgreSQL spent answering it. The query's words
+are parameters, one array per place a term is looked for, so the text
+depends only on the query's shape and recurs from call to call. Only the
+WHERE and the tier are SQL, each place of a term tested once; why a returned
+row matched (`match_reason`) is read in Python from the same rules, on its
+columns.
 """
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from functools import lru_cache, reduce
@@ -201,8 +213,8 @@ def find_matches(
     `strongest_rows` on the first rows of a limited query.
     """
     sql = _match_sql(query, tuple(sorted(similar_ids)))
-    return queryset.filter(_Rendered(sql.where, columns, BooleanField())).annotate(
-        match_tier=_Rendered(sql.tier, columns, IntegerField())
+    return queryset.filter(sql.rendered("where", columns, BooleanField())).annotate(
+        match_tier=sql.rendered("tier", columns, IntegerField())
     )
 
 
@@ -271,7 +283,7 @@ def match_group(
     The same as grouping `match_tier`, without writing its CASE out again.
     """
     sql = _match_sql(query, tuple(sorted(similar_ids)))
-    return _Rendered(sql.group, columns, IntegerField())
+    return sql.rendered("group", columns, IntegerField())
 
 
 def without_weak_matches(queryset: QuerySet) -> QuerySet:
@@ -329,11 +341,11 @@ def match_counts(
     """
     if query is None or query.is_empty:
         return {"match_total": Window(Count("pk")), "match_strong": Window(Count("pk"))}
-    strong = _match_sql(query, tuple(sorted(similar_ids))).strong
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
     return {
         "match_total": Window(Count("pk")),
         "match_strong": Window(
-            Count("pk", filter=_Rendered(strong, columns, BooleanField()))
+            Count("pk", filter=sql.rendered("strong", columns, BooleanField()))
         ),
     }
 
@@ -344,6 +356,51 @@ def returned_count(*, total: int, strong: int) -> int:
     return strong or total
 
 
+def match_shape(query: Query | None, *, similar_ids: Collection[int] = ()) -> Hashable:
+    """Return what the SQL of `find_matches`, `match_group` and `match_counts`
+    depends on besides its values (`match_parameters`): the query's shape."""
+    if query is None or query.is_empty:
+        return None
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
+    return tuple(getattr(sql, part).text for part in _PARTS)
+
+
+def match_parameters(
+    query: Query | None, *, similar_ids: Collection[int] = ()
+) -> tuple[Any, ...]:
+    """Return the values that SQL binds, numbered as `parameter_markers` numbers
+    them: arrays as lists, as psycopg binds them."""
+    if query is None or query.is_empty:
+        return ()
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
+    return tuple(
+        list(param) if isinstance(param, tuple) else param
+        for part in _PARTS
+        for param in getattr(sql, part).params
+    )
+
+
+_MARKERS: ContextVar[Callable[[int], Any] | None] = ContextVar(
+    "matching_markers", default=None
+)
+
+
+@contextmanager
+def parameter_markers(markers: Callable[[int], Any]) -> Iterator[None]:
+    """Let the conditions built meanwhile bind `markers(n)` for the nth value of
+    `match_parameters`, so that a compiled query can bind another query's
+    values of the same shape (yorik.compiled.CompiledShapes)."""
+    token = _MARKERS.set(markers)
+    try:
+        yield
+    finally:
+        _MARKERS.reset(token)
+
+
+# The conditions of a query in the order of their values.
+_PARTS = ("where", "tier", "group", "strong")
+
+
 @dataclass(frozen=True)
 class _MatchSql:
     where: "_Sql"
@@ -351,6 +408,13 @@ class _MatchSql:
     group: "_Sql"
     # That a row is stronger than Tier.INSIDE, without the tier's CASE.
     strong: "_Sql"
+
+    def rendered(self, part: str, columns: MatchColumns, output: Field) -> "_Rendered":
+        """Return one condition as an expression; its values come after those
+        of the conditions before it in `_PARTS`."""
+        before = _PARTS[: _PARTS.index(part)]
+        first = sum(len(getattr(self, other).params) for other in before)
+        return _Rendered(getattr(self, part), columns, output, first=first)
 
 
 @lru_cache(maxsize=256)
@@ -647,7 +711,7 @@ _Test = Callable[[_Evidence], bool]
 @dataclass(frozen=True)
 class _Sql:
     """A condition or a value in SQL: `{slot}` for each column it reads,
-    `%s` for each of `params` in order (see `_constant`).
+    `%s` for each of `params` in order (see `_array`).
 
     A condition on the match document, concepts or phone also carries its
     `test` in Python, the same condition on a row's `_Evidence`.
@@ -687,31 +751,22 @@ def _tested(sql: _Sql, test: _Test) -> _Sql:
     return _Sql(sql.text, sql.params, test)
 
 
-def _constant(value: str | int) -> _Sql:
-    """Return a constant of the query in SQL: written out when it is a number or
-    text without a quote (folded words, patterns, concepts), else a parameter.
-
-    psycopg binds parameters on the client, one dump per parameter and
-    call; a query's many patterns cost more that way than its SQL does. A
-    literal without a quote cannot end early (PostgreSQL reads backslashes
-    in it as plain characters, its default since 9.1); `%` and braces are
-    doubled for psycopg's and `_Rendered`'s formatting.
-    """
-    if isinstance(value, int):
-        return _Sql(str(int(value)))
-    if "'" in value or "\x00" in value:
-        return _Sql("%s", (value,))
-    escaped = value.replace("%", "%%").replace("{", "{{").replace("}", "}}")
-    return _Sql(f"'{escaped}'")
+def _constant(value: int) -> _Sql:
+    """Return a number of the query's shape (a tier), written out."""
+    return _Sql(str(int(value)))
 
 
 def _array(values: Sequence[str | int], element: str = "text") -> _Sql:
-    """Return an array of constants, typed `element[]`."""
-    items = [_constant(value) for value in values]
-    return _Sql(
-        f"ARRAY[{', '.join(item.text for item in items)}]::{element}[]",
-        tuple(param for item in items for param in item.params),
-    )
+    """Return an array of the query's values, one parameter typed `element[]`.
+
+    The values are parameters, never written out, so a statement's text
+    depends on the query's shape only (its terms, their nicknames and
+    concepts, the phone, similar names): psycopg parses each text once, and
+    the text recurs, so PostgreSQL can prepare it. Kept as a tuple, so that
+    the condition stays hashable; `_Rendered` passes it on as a list, which
+    psycopg binds as an array.
+    """
+    return _Sql(f"%s::{element}[]", (tuple(values),))
 
 
 _FALSE = _Sql("FALSE", test=lambda row: False)
@@ -719,7 +774,7 @@ _FALSE = _Sql("FALSE", test=lambda row: False)
 
 def _like(slot: str, text: str) -> _Sql:
     """Return that the column's text contains this text."""
-    sql = _Sql(f"{{{slot}}} LIKE ") + _constant(_containing(text))
+    sql = _Sql(f"{{{slot}}} LIKE %s", (_containing(text),))
     if slot == "phone_digits":
         return _tested(sql, lambda row: text in row.phone)
     return sql
@@ -773,10 +828,19 @@ class _Rendered(Expression):
 
     Django resolves and compiles the column references only; the text around
     them is built once per query (`_match_sql`), so a long CASE costs a
-    string format however often a surface's query refers to it.
+    string format however often a surface's query refers to it. Built
+    inside `parameter_markers`, it binds markers in place of its values,
+    numbered from `first`.
     """
 
-    def __init__(self, sql: _Sql, columns: MatchColumns, output_field: Field) -> None:
+    def __init__(
+        self,
+        sql: _Sql,
+        columns: MatchColumns,
+        output_field: Field,
+        *,
+        first: int | None = None,
+    ) -> None:
         super().__init__(output_field=output_field)
         self.sql = sql
         self.columns = columns
@@ -785,6 +849,10 @@ class _Rendered(Expression):
             F(column) if (column := columns.column(slot)) else Value(None)
             for slot in self.slots
         ]
+        self.markers = _MARKERS.get()
+        if self.markers is not None and first is None:
+            raise ValueError("This condition's values are not numbered.")
+        self.first = first or 0
 
     def get_source_expressions(self) -> list[Any]:
         return self.sources
@@ -798,4 +866,14 @@ class _Rendered(Expression):
             # A column reference, or NULL where the model has no such column,
             # so that no condition on it holds. Neither takes parameters.
             columns[slot], _ = compiler.compile(source)
-        return self.sql.text.format_map(columns), list(self.sql.params)
+        if self.markers is not None:
+            params = [
+                self.markers(self.first + number)
+                for number in range(len(self.sql.params))
+            ]
+        else:
+            params = [
+                list(param) if isinstance(param, tuple) else param
+                for param in self.sql.params
+            ]
+        return self.sql.text.format_map(columns), params
