@@ -441,8 +441,12 @@ def search_people(
             similar[candidate.subject].add(candidate.subject_id)
 
     member_rows = _people_hits(
-        Membership.objects.live(household=household),
+        ("members",),
+        lambda household_id, actor_id: Membership.objects.live(
+            household=Household(pk=household_id)
+        ),
         parsed,
+        household=household,
         similar_ids=similar[Subject.MEMBER],
         columns=MEMBER_COLUMNS,
         sort_name="profile__sort_name",
@@ -451,9 +455,18 @@ def search_people(
     )
     lead_rows = []
     if actor.lead_access != LeadAccess.NONE:
+        lead_access = actor.lead_access
         lead_rows = _people_hits(
-            visible_leads(actor=actor),
+            ("leads", lead_access),
+            lambda household_id, actor_id: visible_leads(
+                actor=Membership(
+                    pk=actor_id, household_id=household_id, lead_access=lead_access
+                )
+            ),
             parsed,
+            household=household,
+            # Only the leads the actor owns name the actor.
+            actor_id=actor.pk if lead_access == LeadAccess.OWN else None,
             similar_ids=similar[Subject.LEAD],
             columns=PERSON_COLUMNS,
             sort_name="sort_name",
@@ -592,9 +605,12 @@ def _full_name(first: str, last: str) -> str:
 
 
 def _people_hits(
-    queryset: QuerySet,
+    shape: Hashable,
+    group: Callable[[int, int | None], QuerySet],
     query: Query,
     *,
+    household: Household,
+    actor_id: int | None = None,
     similar_ids: set[int],
     columns: MatchColumns,
     sort_name: str,
@@ -607,15 +623,35 @@ def _people_hits(
     the match tiers, whose rules decide who is found. Rows that match only
     inside a word give way to stronger ones (`rank_matches`' rule): they sort
     last here, after the at most 8 similar names, so the first 24 rows hold
-    every hit either way.
+    every hit either way. `group(household_id, actor_id)` makes the group's
+    rows; the SELECT is kept compiled per `shape` and query shape
+    (`_GROUP_ROWS`).
     """
-    values = list(
-        find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
-        .annotate(
-            match_group=match_group(query, columns=columns, similar_ids=similar_ids)
-        )
-        .order_by("match_group", sort_name, "pk")
-        .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
+
+    def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
+        with parameter_markers(match):
+            rows = find_matches(
+                group(household_id, actor_id),
+                query=query,
+                columns=columns,
+                similar_ids=similar_ids,
+            )
+            return (
+                rows.annotate(
+                    match_group=match_group(
+                        query, columns=columns, similar_ids=similar_ids
+                    )
+                )
+                .order_by("match_group", sort_name, "pk")
+                .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
+            )
+
+    values = _GROUP_ROWS.values(
+        (shape, match_shape(query, similar_ids=similar_ids)),
+        build,
+        household_id=household.pk,
+        actor_id=actor_id,
+        match=match_parameters(query, similar_ids=similar_ids),
     )
     strong = [value for value in values if value["match_group"] == 0]
     similar = [value for value in values if value["match_group"] == 1]
@@ -624,6 +660,10 @@ def _people_hits(
         to_row(value, _people_match(match_reason(query, value, columns)))
         for value in [*literal, *similar][:MAX_HITS]
     ]
+
+
+# People search's SELECT of one group, kept compiled for each shape.
+_GROUP_ROWS = CompiledShapes(household_id=int, actor_id=int, match=tuple)
 
 
 def _people_match(reason: str) -> str:
