@@ -7,6 +7,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import QuerySet
 from django.db.models.sql.compiler import SQLCompiler
@@ -35,7 +36,8 @@ class ItemMarkers:
 @dataclass(frozen=True)
 class _Compiled:
     compiler: SQLCompiler
-    sql: str
+    # None for a query Django knows to match nothing (`pk__in=[]`): no SQL.
+    sql: str | None
     params: tuple[Any, ...]
     # Where each value goes among the parameters: a name, or (name, item).
     slots: dict[int, str | tuple[str, int]]
@@ -103,7 +105,16 @@ def _compile(
             markers[name] = ItemMarkers(name)
     queryset = build(**markers)
     compiler = queryset.query.get_compiler(using=using)
-    sql, params = compiler.as_sql()
+    query = compiler.query
+    names = (
+        tuple(query.selected)
+        if query.selected
+        else (*query.extra_select, *query.values_select, *query.annotation_select)
+    )
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:
+        return _Compiled(compiler, None, (), {}, {}, names)
     expected = "exactly once" if once else "at least once"
     slots: dict[int, str | tuple[str, int]] = {}
     for index, param in enumerate(params):
@@ -128,16 +139,13 @@ def _compile(
                 f"query's parameters, as given; found {found}."
             )
     columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-    query = compiler.query
     return _Compiled(
         compiler=compiler,
         sql=sql,
         params=tuple(params),
         slots=slots,
         converters=compiler.get_converters(columns),
-        names=tuple(query.selected)
-        if query.selected
-        else (*query.extra_select, *query.values_select, *query.annotation_select),
+        names=names,
     )
 
 
@@ -172,6 +180,8 @@ class CompiledQuery:
             raise TypeError(f"Give a value for each of {sorted(self._kinds)}.")
         _check_values(self._kinds, values)
         compiled = self._compile()
+        if compiled.sql is None:
+            return []
         with connections[self._using].preparing_cursor() as cursor:
             cursor.execute(compiled.sql, compiled.bound(values))
             return compiled.converted(cursor.fetchall())
@@ -232,6 +242,8 @@ class CompiledShapes:
                 self._compiled[key] = compiled
                 while len(self._compiled) > self._max_shapes:
                     self._compiled.popitem(last=False)
+        if compiled.sql is None:
+            return []
         with connections[self._using].cursor() as cursor:
             cursor.execute(compiled.sql, compiled.bound(values))
             rows = compiled.converted(cursor.fetchall())

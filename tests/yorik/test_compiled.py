@@ -147,3 +147,17 @@ def test_a_shape_whose_value_is_changed_or_dropped_is_refused(db):
         shapes.values(
             "dropped", lambda slug: Household.objects.values("pk"), slug="becker"
         )
+
+
+def test_a_shape_that_matches_nothing_runs_no_sql(household):
+    shapes = CompiledShapes(pk=int)
+
+    with CaptureQueriesContext(connection) as context:
+        rows = shapes.values(
+            "none",
+            lambda pk: Household.objects.filter(pk=pk, slug__in=[]).values("slug"),
+            pk=household.pk,
+        )
+
+    assert rows == []
+    assert context.captured_queries == []
