@@ -72,9 +72,9 @@ def _found(
 ) -> Found:
     """Evaluate a `find_matches` query with sort_key and match_counts in one SELECT.
 
-    `build(household_id, channel_value, match)` makes the query, and is
-    called once per `shape` (what the SQL depends on besides those values)
-    and query shape: the SQL is kept compiled (`_SOURCE_ROWS`). Its LIMIT
+    `build(household_id=…, channel_value=…)` makes the query, and is called
+    once per `shape` (what the SQL depends on besides those values) and
+    query shape: the SQL is kept compiled (`_SOURCE_ROWS`). Its LIMIT
     reaches the database, so the rows' channels and addresses are read for
     the first rows only; the weak matches give way here. Two rows at least
     are read, to tell whether the best tier is shared.
