@@ -63,6 +63,7 @@ from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from rest_framework import serializers  # noqa: E402
+from rest_framework.settings import api_settings  # noqa: E402
 
 from bench.generate import TEMPLATE_ID, ensure_household  # noqa: E402
 from bench.names_data import VARIANT_FAMILIES  # noqa: E402
@@ -174,7 +175,8 @@ def replayable(statements: Sequence[str]) -> list[str]:
 
 
 def to_json(data: Any) -> bytes:
-    return json.dumps(data, cls=DjangoJSONEncoder).encode()
+    """Write an answer as the API does, with its JSON renderer."""
+    return api_settings.DEFAULT_RENDERER_CLASSES[0]().render(data)
 
 
 # The naive answers: what a Django developer writes first.

@@ -1,6 +1,6 @@
 """Find people of a household: household members and address-book contacts."""
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,16 +13,19 @@ from contacts.selectors import CONTACT_COLUMNS, match_contacts
 from household.models import Household, LeadAccess, Membership
 from household.selectors import PERSON_COLUMNS, visible_leads
 from people_search.engine.matching import (
+    FirstMatches,
     MatchColumns,
     Reason,
     Tier,
     every_row,
     find_matches,
-    first_matches,
     match_columns,
     match_group,
+    match_parameters,
     match_reason,
+    match_shape,
     match_values,
+    parameter_markers,
     returned_count,
     strongest_rows,
 )
@@ -30,6 +33,7 @@ from people_search.engine.models import Subject
 from people_search.engine.query import Query, parse_query
 from people_search.engine.similar import find_similar_names
 from people_search.engine.similar_lane import similar_name_ids
+from yorik.compiled import CompiledShapes
 
 
 @dataclass(frozen=True)
@@ -57,23 +61,46 @@ class Found:
 
 
 def _found(
-    matches: QuerySet,
+    shape: Hashable,
+    build: Callable[..., QuerySet],
     *,
-    details: QuerySet,
+    first: FirstMatches,
+    household: Household,
+    query: Query | None,
+    similar_ids: Collection[int],
     limit: int,
     to_row: Callable[[dict[str, Any]], dict],
+    channel_value: str | None = None,
 ) -> Found:
-    """Evaluate a `find_matches` query with a sort_key in one SELECT
-    (`first_matches`).
+    """Evaluate a `find_matches` query with a sort_key in one SELECT (`first`).
 
-    Its LIMIT reaches the database, so the rows' details are read for the
-    first rows only; the weak matches give way here. Two rows at least are
-    read, to tell whether the best tier is shared.
+    `build(household_id=…, channel_value=…)` makes the query, and is called
+    once per `shape` (what the SQL depends on besides those values) and
+    query shape: the SQL is kept compiled (`_SOURCE_ROWS`). Its LIMIT
+    reaches the database, so the rows' details are read for the first rows
+    only; the weak matches give way here. Two rows at least are read, to
+    tell whether the best tier is shared.
     """
-    values = first_matches(matches, details=details, limit=max(limit, 2))
+
+    def narrow(*, household_id: int, channel_value: str | None, match: Any):
+        with parameter_markers(match):
+            return FirstMatches.narrow(
+                build(household_id=household_id, channel_value=channel_value)
+            )
+
+    values = first.rows(
+        _SOURCE_ROWS.statement(
+            (shape, match_shape(query, similar_ids=similar_ids)),
+            narrow,
+            household_id=household.pk,
+            channel_value=channel_value,
+            match=match_parameters(query, similar_ids=similar_ids),
+        ),
+        limit=max(limit, 2),
+    )
     if not values:
         return Found(matches=[], count=0)
-    first = values[0]
+    first_value = values[0]
     return Found(
         matches=[
             Match(
@@ -83,10 +110,19 @@ def _found(
             )
             for value in strongest_rows(values[:limit])
         ],
-        count=returned_count(total=first["match_total"], strong=first["match_strong"]),
-        best_tier=first["match_tier"],
-        best_count=sum(value["match_tier"] == first["match_tier"] for value in values),
+        count=returned_count(
+            total=first_value["match_total"], strong=first_value["match_strong"]
+        ),
+        best_tier=first_value["match_tier"],
+        best_count=sum(
+            value["match_tier"] == first_value["match_tier"] for value in values
+        ),
     )
+
+
+# The narrow SELECT of find_person's sources, kept compiled for each shape:
+# building and compiling it cost Django three quarters of the skill's CPU.
+_SOURCE_ROWS = CompiledShapes(household_id=int, channel_value=str, match=tuple)
 
 
 @dataclass(frozen=True)
@@ -135,28 +171,27 @@ def find_contacts(
     `channel` is a (kind, normalised value) pair, answered from its index;
     `similar_ids` are contacts the similar-name lane found.
     """
-    contacts = match_contacts(
+
+    def build(*, household_id: int, channel_value: str | None) -> QuerySet:
+        contacts = match_contacts(
+            household=Household(pk=household_id),
+            query=query,
+            statuses=statuses,
+            kind=kind,
+            channel=(channel[0], channel_value) if channel else None,
+            similar_ids=similar_ids,
+        )
+        return contacts.annotate(sort_key=F("sort_name"))
+
+    return _found(
+        ("contacts", tuple(statuses), kind, channel[0] if channel else None),
+        build,
+        first=_FIRST_CONTACTS,
         household=household,
         query=query,
-        statuses=statuses,
-        kind=kind,
-        channel=channel,
         similar_ids=similar_ids,
-    )
-    return _found(
-        contacts.annotate(sort_key=F("sort_name")),
-        details=Contact.objects.annotate(
-            channel_list=channels_array(), address_list=addresses_array()
-        ).values(
-            "id",
-            "display_name",
-            "relation",
-            "kind",
-            *match_columns(CONTACT_COLUMNS),
-            "channel_list",
-            "address_list",
-        ),
         limit=limit,
+        channel_value=channel[1] if channel else None,
         to_row=lambda value: {
             "source": "contacts",
             "id": value["id"],
@@ -305,25 +340,29 @@ def find_household_people(
     Removed memberships and deleted profiles are never found; `similar_ids`
     are memberships the similar-name lane found.
     """
-    memberships = Membership.objects.live(household=household)
-    if role:
-        memberships = memberships.filter(role=role)
-    if query and not query.is_empty:
-        memberships = find_matches(
-            memberships, query=query, columns=MEMBER_COLUMNS, similar_ids=similar_ids
-        )
-    else:
-        memberships = every_row(memberships)
+
+    def build(*, household_id: int, channel_value: None) -> QuerySet:
+        memberships = Membership.objects.live(household=Household(pk=household_id))
+        if role:
+            memberships = memberships.filter(role=role)
+        if query and not query.is_empty:
+            memberships = find_matches(
+                memberships,
+                query=query,
+                columns=MEMBER_COLUMNS,
+                similar_ids=similar_ids,
+            )
+        else:
+            memberships = every_row(memberships)
+        return memberships.annotate(sort_key=F("profile__sort_name"))
+
     return _found(
-        memberships.annotate(sort_key=F("profile__sort_name")),
-        details=Membership.objects.values(
-            "role",
-            *match_columns(MEMBER_COLUMNS),
-            "profile_id",
-            "profile__first_name",
-            "profile__last_name",
-            "profile__email",
-        ),
+        ("household", role),
+        build,
+        first=_FIRST_PEOPLE,
+        household=household,
+        query=query,
+        similar_ids=similar_ids,
         limit=limit,
         to_row=lambda value: {
             "source": "household",
@@ -343,6 +382,30 @@ def find_household_people(
 
 
 MEMBER_COLUMNS = PERSON_COLUMNS.under("profile")
+# What find_person reads of each first contact and member.
+_FIRST_CONTACTS = FirstMatches(
+    lambda: Contact.objects.annotate(
+        channel_list=channels_array(), address_list=addresses_array()
+    ).values(
+        "id",
+        "display_name",
+        "relation",
+        "kind",
+        *match_columns(CONTACT_COLUMNS),
+        "channel_list",
+        "address_list",
+    )
+)
+_FIRST_PEOPLE = FirstMatches(
+    lambda: Membership.objects.values(
+        "role",
+        *match_columns(MEMBER_COLUMNS),
+        "profile_id",
+        "profile__first_name",
+        "profile__last_name",
+        "profile__email",
+    )
+)
 MAX_HITS = 8
 FIRST_ROWS = 24
 MIN_QUERY_LENGTH = 2
@@ -375,8 +438,12 @@ def search_people(
             similar[candidate.subject].add(candidate.subject_id)
 
     member_rows = _people_hits(
-        Membership.objects.live(household=household),
+        ("members",),
+        lambda household_id, actor_id: Membership.objects.live(
+            household=Household(pk=household_id)
+        ),
         parsed,
+        household=household,
         similar_ids=similar[Subject.MEMBER],
         columns=MEMBER_COLUMNS,
         sort_name="profile__sort_name",
@@ -385,9 +452,18 @@ def search_people(
     )
     lead_rows = []
     if actor.lead_access != LeadAccess.NONE:
+        lead_access = actor.lead_access
         lead_rows = _people_hits(
-            visible_leads(actor=actor),
+            ("leads", lead_access),
+            lambda household_id, actor_id: visible_leads(
+                actor=Membership(
+                    pk=actor_id, household_id=household_id, lead_access=lead_access
+                )
+            ),
             parsed,
+            household=household,
+            # Only the leads the actor owns name the actor.
+            actor_id=actor.pk if lead_access == LeadAccess.OWN else None,
             similar_ids=similar[Subject.LEAD],
             columns=PERSON_COLUMNS,
             sort_name="sort_name",
@@ -526,9 +602,12 @@ def _full_name(first: str, last: str) -> str:
 
 
 def _people_hits(
-    queryset: QuerySet,
+    shape: Hashable,
+    group: Callable[[int, int | None], QuerySet],
     query: Query,
     *,
+    household: Household,
+    actor_id: int | None = None,
     similar_ids: set[int],
     columns: MatchColumns,
     sort_name: str,
@@ -541,15 +620,35 @@ def _people_hits(
     the match tiers, whose rules decide who is found. Rows that match only
     inside a word give way to stronger ones (`rank_matches`' rule): they sort
     last here, after the at most 8 similar names, so the first 24 rows hold
-    every hit either way.
+    every hit either way. `group(household_id, actor_id)` makes the group's
+    rows; the SELECT is kept compiled per `shape` and query shape
+    (`_GROUP_ROWS`).
     """
-    values = list(
-        find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
-        .annotate(
-            match_group=match_group(query, columns=columns, similar_ids=similar_ids)
-        )
-        .order_by("match_group", sort_name, "pk")
-        .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
+
+    def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
+        with parameter_markers(match):
+            rows = find_matches(
+                group(household_id, actor_id),
+                query=query,
+                columns=columns,
+                similar_ids=similar_ids,
+            )
+            return (
+                rows.annotate(
+                    match_group=match_group(
+                        query, columns=columns, similar_ids=similar_ids
+                    )
+                )
+                .order_by("match_group", sort_name, "pk")
+                .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
+            )
+
+    values = _GROUP_ROWS.values(
+        (shape, match_shape(query, similar_ids=similar_ids)),
+        build,
+        household_id=household.pk,
+        actor_id=actor_id,
+        match=match_parameters(query, similar_ids=similar_ids),
     )
     strong = [value for value in values if value["match_group"] == 0]
     similar = [value for value in values if value["match_group"] == 1]
@@ -558,6 +657,10 @@ def _people_hits(
         to_row(value, _people_match(match_reason(query, value, columns)))
         for value in [*literal, *similar][:MAX_HITS]
     ]
+
+
+# People search's SELECT of one group, kept compiled for each shape.
+_GROUP_ROWS = CompiledShapes(household_id=int, actor_id=int, match=tuple)
 
 
 def _people_match(reason: str) -> str:

@@ -25,7 +25,6 @@ from django_mcpz.server import (
     Tool,
 )
 from rest_framework import exceptions
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
@@ -37,6 +36,7 @@ from yorik.errors import (
     exception_handler,
 )
 from yorik.registry import Skill
+from yorik.renderers import FastJSONRenderer
 from yorik.throttling import TokenRateThrottle
 
 logger = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ def answer_call(
             body = response.data
         return {"content": [text_item(body)], "isError": True}
     # Written once, as REST writes its body; the structured copy reuses it.
-    written = JSONRenderer().render(answer)
+    written = FastJSONRenderer().render(answer)
     content = [{"type": "text", "text": written.decode()}]
     if "card" in answer:
         content.append(card_resource_link(answer["card"]))
@@ -181,7 +181,7 @@ def answer_call(
 
 def text_item(data: Any) -> dict[str, Any]:
     """Return the data as a text content item, in JSON as REST writes it."""
-    return {"type": "text", "text": JSONRenderer().render(data).decode()}
+    return {"type": "text", "text": FastJSONRenderer().render(data).decode()}
 
 
 def card_resource_link(card: dict[str, Any]) -> dict[str, Any]:

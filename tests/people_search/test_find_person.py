@@ -393,3 +393,35 @@ def test_one_select_per_source_whatever_the_channels(api, household, source, sel
 
     assert response.status_code == 200
     assert len(lookups(context.captured_queries)) == selects
+
+
+def test_searches_of_one_shape_each_find_their_own_rows(
+    api, api_as, household, other_household
+):
+    """The SQL of a search is compiled once per shape (here one surname without
+    nicknames); each call binds its own words and household."""
+    build_contact(household, "Hans Becker")
+    build_contact(household, "Greta Krause")
+    build_contact(other_household, "Dana Krause")
+    levi = api_as(build_member(other_household, "dana", role="admin"))
+
+    found = [
+        names(client.call("find_person", {"query": query, "source": "contacts"}))
+        for client, query in [
+            (api, "Becker"),
+            (api, "Krause"),
+            (levi, "Krause"),
+            (levi, "Becker"),
+            (api, "Fischer"),
+            (api, "Becker"),
+        ]
+    ]
+
+    assert found == [
+        ["Hans Becker"],
+        ["Greta Krause"],
+        ["Dana Krause"],
+        [],
+        [],
+        ["Hans Becker"],
+    ]

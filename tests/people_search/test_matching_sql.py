@@ -18,7 +18,17 @@ from tests.builders import build_contact
 
 
 @pytest.mark.parametrize(
-    "word", ["o'brien", "o''; drop table x; --", "100%", "a_b", "{pk}", "back\\slash"]
+    "word",
+    [
+        "o'brien",
+        "o''; drop table x; --",
+        "100%",
+        "a_b",
+        "{pk}",
+        "back\\slash",
+        'say "hi"',
+        "a,b",
+    ],
 )
 def test_any_word_is_matched_as_text(household, word):
     """Folded words are letters and digits, but nothing breaks the SQL if not."""

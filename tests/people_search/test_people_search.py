@@ -159,6 +159,30 @@ def test_lead_visibility_follows_lead_access(
     assert [i["name"] for i in body["items"] if i["kind"] == "lead"] == expected
 
 
+def test_members_who_see_their_own_leads_each_see_theirs(
+    api_as, household, other_household
+):
+    """The SELECT is compiled once per shape; each call binds its own actor."""
+    jonas = build_member(household, "jonas", lead_access="own")
+    mia = build_member(household, "mia", lead_access="own")
+    noa = build_member(other_household, "noa", lead_access="own")
+    for owner in (jonas, mia, noa):
+        build_lead(
+            owner.household, "Dana", last_name=owner.profile.username, owner=owner
+        )
+
+    found = {
+        actor.profile.username: [
+            item["name"]
+            for item in search(api_as(actor), "dana")["items"]
+            if item["kind"] == "lead"
+        ]
+        for actor in (jonas, mia, noa, jonas)
+    }
+
+    assert found == {"jonas": ["Dana jonas"], "mia": ["Dana mia"], "noa": ["Dana noa"]}
+
+
 def test_every_tier_may_search(api_as, household, dana):
     for role in ("member", "child", "employee", "viewer"):
         caller = build_member(household, f"x-{role}", role=role)

@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from household.models import Household
-from yorik.compiled import CompiledQuery
+from yorik.compiled import CompiledQuery, CompiledShapes
 from yorik.models import Card
 
 
@@ -102,3 +102,82 @@ def test_prepared_statements_show_in_the_query_log_with_their_values(household):
     logged = [entry["sql"] for entry in context.captured_queries]
     assert len(logged) == 8
     assert all("'becker'" in sql for sql in logged), logged
+
+
+def test_each_shape_is_built_once_and_runs_with_each_calls_values(
+    household, other_household
+):
+    shapes = CompiledShapes(slug=str, pk=int, names=tuple)
+    built = []
+
+    def build(*, slug, pk, names):
+        built.append(slug is None)
+        households = Household.objects.filter(pk=pk)
+        if slug is not None:
+            households = households.filter(slug=slug)
+        return households.extra(
+            where=["name = ANY(%s::text[])"], params=[names(0)]
+        ).values("slug")
+
+    def run(shape, **values):
+        return shapes.values(shape, build, **values)
+
+    levi = [other_household.name]
+    assert run("by slug", slug="becker", pk=household.pk, names=([household.name],))
+    assert run("by slug", slug="levi", pk=other_household.pk, names=(levi,)) == [
+        {"slug": "levi"}
+    ]
+    assert run("by slug", slug="becker", pk=household.pk, names=(levi,)) == []
+    assert run("any slug", slug=None, pk=other_household.pk, names=(levi,)) == [
+        {"slug": "levi"}
+    ]
+    assert built == [False, True]
+
+
+def test_a_shape_whose_value_is_changed_or_dropped_is_refused(db):
+    shapes = CompiledShapes(slug=str)
+
+    with pytest.raises(ValueError, match="at least once"):
+        shapes.values(
+            "changed",
+            lambda slug: Household.objects.filter(slug__icontains=slug).values("pk"),
+            slug="becker",
+        )
+    with pytest.raises(ValueError, match="at least once"):
+        shapes.values(
+            "dropped", lambda slug: Household.objects.values("pk"), slug="becker"
+        )
+
+
+def test_a_shape_that_matches_nothing_runs_no_sql(household):
+    shapes = CompiledShapes(pk=int)
+
+    with CaptureQueriesContext(connection) as context:
+        rows = shapes.values(
+            "none",
+            lambda pk: Household.objects.filter(pk=pk, slug__in=[]).values("slug"),
+            pk=household.pk,
+        )
+
+    assert rows == []
+    assert context.captured_queries == []
+
+
+def test_a_shape_gives_its_statement_for_sql_around_it(household, other_household):
+    shapes = CompiledShapes(slug=str)
+
+    def build(*, slug):
+        return Household.objects.filter(slug=slug).values("name")
+
+    def wrapped(slug):
+        sql, params = shapes.statement("by slug", build, slug=slug)
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM ({sql}) AS found", params)  # noqa: S608
+            return cursor.fetchone()[0]
+
+    assert wrapped("becker") == 1
+    assert wrapped("nobody") == 0
+    assert (
+        shapes.statement("none", lambda slug: Household.objects.none(), slug="x")
+        is None
+    )
