@@ -164,7 +164,7 @@ def count_selects(call: Callable[[], Any]) -> tuple[int, list[str]]:
 
 
 def is_select(sql: str) -> bool:
-    return sql.lstrip().upper().startswith(("SELECT", "WITH"))
+    return sql.lstrip().upper().startswith(("SELECT", "WITH", "(SELECT"))
 
 
 def replayable(statements: Sequence[str]) -> list[str]:

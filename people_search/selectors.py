@@ -551,15 +551,23 @@ def _people_hits(
     inside a word give way to stronger ones (`rank_matches`' rule): they sort
     last here, after the at most 8 similar names, so the first 24 rows hold
     every hit either way.
+
+    The literal matches and the similar names are read in one SELECT as a
+    UNION: each through its own index. A member's name is on its profile
+    while the similar names are membership ids, and one WHERE with both
+    read every membership and profile of the household.
     """
-    values = list(
-        find_matches(queryset, query=query, columns=columns, similar_ids=similar_ids)
-        .annotate(
-            match_group=match_group(query, columns=columns, similar_ids=similar_ids)
-        )
-        .order_by("match_group", sort_name, "pk")
-        .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
-    )
+
+    def hits(rows: QuerySet) -> QuerySet:
+        return rows.annotate(
+            match_group=match_group(query, columns=columns, similar_ids=similar_ids),
+            sort_key=F(sort_name),
+        ).values(*match_values(columns, grouped=True), *fields, "sort_key")
+
+    found = hits(find_matches(queryset, query=query, columns=columns))
+    if similar_ids:
+        found = found.union(hits(queryset.filter(pk__in=similar_ids)))
+    values = list(found.order_by("match_group", "sort_key", "pk")[:FIRST_ROWS])
     strong = [value for value in values if value["match_group"] == 0]
     similar = [value for value in values if value["match_group"] == 1]
     literal = strong or [value for value in values if value["match_group"] == 2]
