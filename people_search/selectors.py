@@ -391,6 +391,7 @@ def search_people(
         sort_name="profile__sort_name",
         fields=MEMBER_FIELDS,
         to_row=_member_row,
+        similar_apart=True,
     )
     lead_rows = []
     if actor.lead_access != LeadAccess.NONE:
@@ -543,6 +544,7 @@ def _people_hits(
     sort_name: str,
     fields: Sequence[str],
     to_row: Callable[[Mapping[str, Any], str], dict[str, Any]],
+    similar_apart: bool = False,
 ) -> list[dict[str, Any]]:
     """Return up to 8 hits of one group, literal matches before similar names.
 
@@ -552,10 +554,10 @@ def _people_hits(
     last here, after the at most 8 similar names, so the first 24 rows hold
     every hit either way.
 
-    The literal matches and the similar names are read in one SELECT as a
-    UNION: each through its own index. A member's name is on its profile
-    while the similar names are membership ids, and one WHERE with both
-    read every membership and profile of the household.
+    With `similar_apart` the literal matches and the similar names are read
+    in one SELECT as a UNION, each through its own index: a member's name is
+    on its profile while the similar names are membership ids, and one WHERE
+    testing both tables read every membership and profile of the household.
     """
 
     def hits(rows: QuerySet) -> QuerySet:
@@ -564,9 +566,16 @@ def _people_hits(
             sort_key=F(sort_name),
         ).values(*match_values(columns, grouped=True), *fields, "sort_key")
 
-    found = hits(find_matches(queryset, query=query, columns=columns))
-    if similar_ids:
-        found = found.union(hits(queryset.filter(pk__in=similar_ids)))
+    if similar_ids and similar_apart:
+        found = hits(find_matches(queryset, query=query, columns=columns)).union(
+            hits(queryset.filter(pk__in=similar_ids))
+        )
+    else:
+        found = hits(
+            find_matches(
+                queryset, query=query, columns=columns, similar_ids=similar_ids
+            )
+        )
     values = list(found.order_by("match_group", "sort_key", "pk")[:FIRST_ROWS])
     strong = [value for value in values if value["match_group"] == 0]
     similar = [value for value in values if value["match_group"] == 1]
