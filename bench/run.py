@@ -1,7 +1,7 @@
 """Speed benchmark: every skill at 1k to 100k rows, against naive ORM and SQL.
 
     .venv/bin/python bench/run.py [--sizes 1k,10k,50k,100k] [--quick] [--reps 30]
-                                  [--no-http] [--no-people]
+                                  [--no-http] [--no-people] [--only TEXT]
 
 For each data size (a household of N contacts and N members + leads, all
 sizes side by side in one database) and each skill question it reports p50
@@ -165,7 +165,7 @@ def count_selects(call: Callable[[], Any]) -> tuple[int, list[str]]:
 
 
 def is_select(sql: str) -> bool:
-    return sql.lstrip().upper().startswith(("SELECT", "WITH"))
+    return sql.lstrip().upper().startswith(("SELECT", "WITH", "(SELECT"))
 
 
 def replayable(statements: Sequence[str]) -> list[str]:
@@ -1219,6 +1219,9 @@ def main() -> None:
     parser.add_argument(
         "--no-people", action="store_true", help="Skip people search at scale."
     )
+    parser.add_argument(
+        "--only", default="", help="Only the questions whose name contains this."
+    )
     args = parser.parse_args()
     labels = ["1k"] if args.quick else args.sizes.split(",")
     reps = 10 if args.quick else args.reps
@@ -1242,6 +1245,8 @@ def main() -> None:
             skills = Skills(household)
             rng = random.Random(args.seed)
             for question in build_questions(household, rng):
+                if args.only not in question.key:
+                    continue
                 started = time.perf_counter()
                 result = run_question(
                     question, household, skills, bare, http, reps, SIZES[label]

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 from django.db import connection
@@ -38,6 +39,7 @@ from contacts.provider_categories import (
     ProviderCategory,
     business_token,
     category_tokens,
+    get_category,
     names_by_tag,
 )
 from household.models import Household
@@ -180,117 +182,132 @@ def _known_providers(
     )
 
 
+# How many distinct texts each of _Folds' caches keeps: a few households'
+# names, titles and places.
+_FOLDS_KEPT = 16_384
+
+
 class _Folds:
-    """What one call folds and looks up, each distinct text once.
+    """What a call folds and tests against its category, each distinct text once.
 
     Titles, streets and the words of names repeat across an address book and
-    its documents; each is folded and tested against the category once a call.
+    its documents, and across calls: every answer here depends on the text
+    (and the category's fixed vocabulary) alone, so the process keeps the
+    last _FOLDS_KEPT of each.
     """
 
     def __init__(self, category: ProviderCategory) -> None:
         self.category = category
-        self._revealing: dict[str, bool] = {}
-        self._word_reveals: dict[str, bool] = {}
-        self._folded: dict[str, str] = {}
-        self._names: dict[str, str] = {}
-        self._places: dict[str, str] = {}
-        self._place_keys: dict[str, tuple[tuple[str, ...], ...]] = {}
-        self._runs: dict[str, frozenset[str]] = {}
-        self._flags: dict[str, tuple[bool, bool]] = {}
-        self._cores: dict[str, frozenset[str]] = {}
 
     def reveals(self, folded: str) -> bool:
         """Return whether a text, given as fold_name folded it, reveals the category."""
-        if folded not in self._revealing:
-            words = folded_words(folded)
-            self._revealing[folded] = self.category.is_named_by_words(words)
-        return self._revealing[folded]
+        return _reveals(self.category.id, folded)
 
     def fold(self, text: str) -> str:
         """Return fold_name(text)."""
-        if text not in self._folded:
-            self._folded[text] = fold_name(text)
-        return self._folded[text]
+        return _fold(text)
 
     def name(self, text: str) -> str:
         """Return a name's folded words joined by spaces, as Candidate keeps it."""
-        if text not in self._names:
-            self._names[text] = " ".join(fold_words(text))
-        return self._names[text]
+        return _name(text)
 
     def place(self, address: str) -> str:
         """Return an address folded for comparison: "Hauptstr. 1" = "Hauptstraße 1"."""
-        if address not in self._places:
-            street = _STREET_ABBREVIATION.sub("strasse ", self.fold(address))
-            self._places[address] = " ".join(fold_words(street))
-        return self._places[address]
+        return _place(address)
 
     def place_keys(self, place: str) -> tuple[tuple[str, ...], ...]:
-        """Return keys every place that appears in this one, or it in, shares.
-
-        A street address has a word with a number; within another place it
-        is a run of its words, so it shares with it the number word and a
-        neighbour (or the word alone when it has letters too).
-        """
-        if place not in self._place_keys:
-            words = place.split()
-            flags = [self._word_flags(word) for word in words]
-            pairs = [
-                ("pair", words[i], words[i + 1])
-                for i in range(len(words) - 1)
-                if flags[i][0] or flags[i + 1][0]
-            ]
-            whole = [
-                ("word", word)
-                for word, (digit, letter) in zip(words, flags, strict=True)
-                if digit and letter
-            ]
-            self._place_keys[place] = (*pairs, *whole)
-        return self._place_keys[place]
+        """Return keys every place that appears in this one, or it in, shares."""
+        return _place_keys(place)
 
     def street_runs(self, place: str) -> frozenset[str]:
-        """Return the runs of a place's words that are street addresses.
-
-        Places are whole words joined by spaces, so a street address appears
-        in a place when it is one of these.
-        """
-        if place not in self._runs:
-            words = place.split()
-            flags = [self._word_flags(word) for word in words]
-            runs = set()
-            for start in range(len(words)):
-                digit = letter = False
-                for end in range(start, len(words)):
-                    digit = digit or flags[end][0]
-                    letter = letter or flags[end][1]
-                    if digit and letter:
-                        runs.add(" ".join(words[start : end + 1]))
-            self._runs[place] = frozenset(runs)
-        return self._runs[place]
-
-    def _word_flags(self, word: str) -> tuple[bool, bool]:
-        """Return whether a word has a digit, and whether it has a letter."""
-        if word not in self._flags:
-            self._flags[word] = (
-                _DIGIT.search(word) is not None,
-                _LETTER.search(word) is not None,
-            )
-        return self._flags[word]
+        """Return the runs of a place's words that are street addresses."""
+        return _street_runs(place)
 
     def core(self, folded_name: str) -> frozenset[str]:
         """Return the words that tell one provider from another of the category."""
-        if folded_name not in self._cores:
-            self._cores[folded_name] = frozenset(
-                word
-                for word in folded_name.split()
-                if word not in _GENERIC_NAME_WORDS and not self._word_reveals_it(word)
-            )
-        return self._cores[folded_name]
+        return _core(self.category.id, folded_name)
 
-    def _word_reveals_it(self, word: str) -> bool:
-        if word not in self._word_reveals:
-            self._word_reveals[word] = self.category.is_revealed_by(word)
-        return self._word_reveals[word]
+
+_fold = lru_cache(maxsize=_FOLDS_KEPT)(fold_name)
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _reveals(category_id: str, folded: str) -> bool:
+    return get_category(category_id).is_named_by_words(folded_words(folded))
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _name(text: str) -> str:
+    return " ".join(fold_words(text))
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _place(address: str) -> str:
+    street = _STREET_ABBREVIATION.sub("strasse ", _fold(address))
+    return " ".join(fold_words(street))
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _place_keys(place: str) -> tuple[tuple[str, ...], ...]:
+    """Return keys every place that appears in this one, or it in, shares.
+
+    A street address has a word with a number; within another place it is a
+    run of its words, so it shares with it the number word and a neighbour
+    (or the word alone when it has letters too).
+    """
+    words = place.split()
+    flags = [_word_flags(word) for word in words]
+    pairs = [
+        ("pair", words[i], words[i + 1])
+        for i in range(len(words) - 1)
+        if flags[i][0] or flags[i + 1][0]
+    ]
+    whole = [
+        ("word", word)
+        for word, (digit, letter) in zip(words, flags, strict=True)
+        if digit and letter
+    ]
+    return (*pairs, *whole)
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _street_runs(place: str) -> frozenset[str]:
+    """Return the runs of a place's words that are street addresses.
+
+    Places are whole words joined by spaces, so a street address appears in
+    a place when it is one of these.
+    """
+    words = place.split()
+    flags = [_word_flags(word) for word in words]
+    runs = set()
+    for start in range(len(words)):
+        digit = letter = False
+        for end in range(start, len(words)):
+            digit = digit or flags[end][0]
+            letter = letter or flags[end][1]
+            if digit and letter:
+                runs.add(" ".join(words[start : end + 1]))
+    return frozenset(runs)
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _word_flags(word: str) -> tuple[bool, bool]:
+    """Return whether a word has a digit, and whether it has a letter."""
+    return _DIGIT.search(word) is not None, _LETTER.search(word) is not None
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _core(category_id: str, folded_name: str) -> frozenset[str]:
+    return frozenset(
+        word
+        for word in folded_name.split()
+        if word not in _GENERIC_NAME_WORDS and not _word_reveals(category_id, word)
+    )
+
+
+@lru_cache(maxsize=_FOLDS_KEPT)
+def _word_reveals(category_id: str, word: str) -> bool:
+    return get_category(category_id).is_revealed_by(word)
 
 
 # The sources' statements are written out: built with the ORM, building and

@@ -26,6 +26,18 @@ def trigram_index(field: str, name: str) -> GinIndex:
     return GinIndex(OpClass(field, name="gin_trgm_ops"), name=name)
 
 
+def household_trigram_index(field: str, name: str) -> GinIndex:
+    """Return a GIN index of the household and the field's trigrams (btree_gin).
+
+    One index answers `household_id = … AND field LIKE '%term%'`, and the
+    planner costs it as the narrow read it is: beside a trigram index of
+    every household's rows it often preferred to read the whole household
+    through its B-tree and test each row (11 ms for 45,000 leads, 0.5 ms
+    here). A query without the household still uses the trigrams alone.
+    """
+    return GinIndex("household", OpClass(field, name="gin_trgm_ops"), name=name)
+
+
 class Language(models.TextChoices):
     GERMAN = "de", "Deutsch"
     ENGLISH = "en", "English"
@@ -168,7 +180,7 @@ class UserProfile(PhoneNormalizingModel):
             ),
         ]
         indexes = [
-            trigram_index("search_text", "profile_search_trgm"),
+            household_trigram_index("search_text", "profile_search_trgm"),
             trigram_index("phone_nsn", "profile_phone_trgm"),
         ]
 
@@ -376,7 +388,7 @@ class Lead(PhoneNormalizingModel):
             ),
         ]
         indexes = [
-            trigram_index("search_text", "lead_search_trgm"),
+            household_trigram_index("search_text", "lead_search_trgm"),
             trigram_index("phone_nsn", "lead_phone_trgm"),
             models.Index(fields=["household", "owner"]),
         ]

@@ -449,6 +449,7 @@ def search_people(
         sort_name="profile__sort_name",
         fields=MEMBER_FIELDS,
         to_row=_member_row,
+        similar_apart=True,
     )
     lead_rows = []
     if actor.lead_access != LeadAccess.NONE:
@@ -613,6 +614,7 @@ def _people_hits(
     sort_name: str,
     fields: Sequence[str],
     to_row: Callable[[Mapping[str, Any], str], dict[str, Any]],
+    similar_apart: bool = False,
 ) -> list[dict[str, Any]]:
     """Return up to 8 hits of one group, literal matches before similar names.
 
@@ -623,33 +625,55 @@ def _people_hits(
     every hit either way. `group(household_id, actor_id)` makes the group's
     rows; the SELECT is kept compiled per `shape` and query shape
     (`_GROUP_ROWS`).
+
+    With `similar_apart` the literal matches and the similar names are read
+    in one SELECT as a UNION, each through its own index: a member's name is
+    on its profile while the similar names are membership ids, and one WHERE
+    testing both tables read every membership and profile of the household.
+    That SELECT is built for its ids, as the lane gives them.
     """
+    if similar_ids and similar_apart:
+        rows = group(household.pk, actor_id)
 
-    def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
-        with parameter_markers(match):
-            rows = find_matches(
-                group(household_id, actor_id),
-                query=query,
-                columns=columns,
-                similar_ids=similar_ids,
-            )
-            return (
-                rows.annotate(
-                    match_group=match_group(
-                        query, columns=columns, similar_ids=similar_ids
-                    )
+        def hits(found: QuerySet) -> QuerySet:
+            return found.annotate(
+                match_group=match_group(
+                    query, columns=columns, similar_ids=similar_ids
+                ),
+                sort_key=F(sort_name),
+            ).values(*match_values(columns, grouped=True), *fields, "sort_key")
+
+        union = hits(find_matches(rows, query=query, columns=columns)).union(
+            hits(rows.filter(pk__in=similar_ids))
+        )
+        values = list(union.order_by("match_group", "sort_key", "pk")[:FIRST_ROWS])
+    else:
+
+        def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
+            with parameter_markers(match):
+                rows = find_matches(
+                    group(household_id, actor_id),
+                    query=query,
+                    columns=columns,
+                    similar_ids=similar_ids,
                 )
-                .order_by("match_group", sort_name, "pk")
-                .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
-            )
+                return (
+                    rows.annotate(
+                        match_group=match_group(
+                            query, columns=columns, similar_ids=similar_ids
+                        )
+                    )
+                    .order_by("match_group", sort_name, "pk")
+                    .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
+                )
 
-    values = _GROUP_ROWS.values(
-        (shape, match_shape(query, similar_ids=similar_ids)),
-        build,
-        household_id=household.pk,
-        actor_id=actor_id,
-        match=match_parameters(query, similar_ids=similar_ids),
-    )
+        values = _GROUP_ROWS.values(
+            (shape, match_shape(query, similar_ids=similar_ids)),
+            build,
+            household_id=household.pk,
+            actor_id=actor_id,
+            match=match_parameters(query, similar_ids=similar_ids),
+        )
     strong = [value for value in values if value["match_group"] == 0]
     similar = [value for value in values if value["match_group"] == 1]
     literal = strong or [value for value in values if value["match_group"] == 2]

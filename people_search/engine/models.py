@@ -67,7 +67,13 @@ class NameWordUse(models.Model):
                 name="name_word_use_subject_known",
             ),
         ]
-        indexes = [models.Index(fields=["word", "subject"])]
+        # A word's rows come from the index alone (an index-only scan): a
+        # common word has hundreds of rows, each on a page of its own.
+        indexes = [
+            models.Index(
+                fields=["word", "subject", "subject_id"], name="name_word_use_rows"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.subject} {self.subject_id}: {self.word_id}"

@@ -132,6 +132,8 @@ _NEAREST = """
     FROM candidates
     CROSS JOIN crowds
 """
+_INDEXED_ORDER = "ORDER BY embedding <=> query_words.vector"
+_EXACT_ORDER = "ORDER BY (embedding <=> query_words.vector) + 0"
 # Distinct words near one query word: spelling variants, not a crowd.
 _PER_WORD = 40
 # Rows scored in Python: enough that the person meant is among them when
@@ -240,10 +242,11 @@ def find_similar_names(
             settings = {
                 "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0)))
             }
+            sql = _NEAREST
             if vocabulary_size(household_id) < EXACT_SCAN_BELOW:
-                # No index scan, so no HNSW: the household's words come through
-                # its unique B-tree (a bitmap scan) and are sorted, exactly.
-                settings["enable_indexscan"] = "off"
+                # An order no HNSW index serves: the household's words are
+                # sorted by their distance, exactly.
+                sql = sql.replace(_INDEXED_ORDER, _EXACT_ORDER)
             else:
                 # The HNSW index walks, filtered by household.
                 settings["hnsw.iterative_scan"] = "relaxed_order"
@@ -256,7 +259,7 @@ def find_similar_names(
                     f"SET LOCAL {name} = {value}" for name, value in settings.items()
                 )
             )
-            cursor.execute(_NEAREST, parameters)
+            cursor.execute(sql, parameters)
             rows = cursor.fetchall()
     except DatabaseError:
         logger.warning(

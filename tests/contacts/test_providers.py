@@ -18,7 +18,7 @@ from contacts.provider_categories import (
     get_category,
     resolve_category,
 )
-from contacts.providers import find_known_providers
+from contacts.providers import _Folds, find_known_providers
 from contacts.services import update_contact
 from household.services import create_calendar_event
 from tests.builders import build_contact, build_household, build_member
@@ -472,6 +472,20 @@ def test_sources_merge_by_name_core_and_by_phone(household):
     assert tax_advisor["evidence"] == (
         "relation: Steuerberater; contact Steuerberatung Neumann"
     )
+
+
+@pytest.mark.parametrize("first", ["dentist", "garage"])
+def test_what_a_call_folds_is_kept_per_category(first):
+    """The process keeps what calls fold and test; a category's answers stay its own."""
+    expected = {
+        "dentist": (True, frozenset({"kruger"})),
+        "garage": (False, frozenset({"zahnarztpraxis", "kruger"})),
+    }
+    order = [first, *(category for category in expected if category != first)]
+    for category in order:
+        folds = _Folds(get_category(category))
+        answers = (folds.reveals("zahnarztpraxis"), folds.core("zahnarztpraxis kruger"))
+        assert answers == expected[category]
 
 
 @pytest.mark.django_db

@@ -213,6 +213,23 @@ def test_similar_names_come_after_literal_matches(api, household):
     ]
 
 
+def test_members_found_by_text_and_as_similar_names_are_listed_once(api, household):
+    build_member(household, "ines", last_name="Meier")
+    lisa = build_member(household, "lisa", last_name="Meiers")
+    # "Meiers" starts with the query (text) and is spelled like it (the lane).
+    lane = similar.find_similar_names(
+        household_id=household.pk, name="Meier", subjects=["member"]
+    )
+    assert [candidate.subject_id for candidate in lane] == [lisa.pk]
+
+    body = search(api, "Meier")
+
+    assert [(i["kind"], i["name"], i["match"]) for i in body["items"]] == [
+        ("member", "Ines Meier", "name"),
+        ("member", "Lisa Meiers", "name"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("stored", "typed"),
     [("Schmidt", "Schmitt"), ("Cohen", "Kohen"), ("Müller", "Mueler")],

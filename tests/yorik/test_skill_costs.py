@@ -50,7 +50,7 @@ def selects(caller, name, inputs):
     with CaptureQueriesContext(connection) as context:
         found.run(caller, **validated.validated_data)
     return sum(
-        query["sql"].lstrip().upper().startswith(("SELECT", "WITH"))
+        query["sql"].lstrip().upper().startswith(("SELECT", "WITH", "(SELECT"))
         for query in context.captured_queries
     )
 
