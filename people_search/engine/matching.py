@@ -748,14 +748,27 @@ def _found(term: Term) -> "_Sql":
     """Return the WHERE condition of one term: its text, concept or nickname.
 
     Each nickname is first looked up in the indexed search text, so that the
-    trigram index serves every branch.
+    trigram index serves every branch (`_may_hold_word`).
     """
     nicknames = [
-        _like("search_text", nickname)
+        _may_hold_word(nickname)
         & _like_any((f"{_NAME}{nickname}{_NAME}", f"{_ALIAS}{nickname}{_ALIAS}"))
         for nickname in term.nicknames
     ]
     return _any([_like("search_text", term.text), _concept(term), *nicknames])
+
+
+def _may_hold_word(word: str) -> "_Sql":
+    """Return that the search text may hold this word, as the trigram index
+    can tell: it contains the word, or for a word of one or two letters
+    ("ab", "ed"), which has no trigram of its own, holds it as a word
+    (pg_trgm's strict word similarity is 1 for a whole word, whatever the
+    threshold). A LIKE of "ab" would read every row of the household, and
+    with it the whole OR of the query's WHERE.
+    """
+    if len(word) >= 3:
+        return _like("search_text", word)
+    return _Sql("%s <<%% {search_text}", (word,))
 
 
 # The columns a condition reads, as `{slot}`s in its text, and where each is

@@ -149,6 +149,17 @@ def test_a_nickname_finds_the_given_name(api, becker):
     assert body["ambiguous"] is False
 
 
+def test_a_nickname_of_two_letters_is_found_as_a_word(api, household):
+    build_contact(household, "Ed Brandt")
+    build_contact(household, "Ab-Levi Stern")
+    build_contact(household, "Edda Abel")  # holds "ed" and "ab", as no word
+
+    assert found(find(api, "Edward", source="contacts")) == [("Ed Brandt", "nickname")]
+    assert found(find(api, "Abraham", source="contacts")) == [
+        ("Ab-Levi Stern", "nickname")
+    ]
+
+
 def test_a_german_short_form_finds_a_household_member(api, household):
     build_member(household, "jo", first_name="Johannes", last_name="Weber")
 
