@@ -181,7 +181,7 @@ class UserProfile(PhoneNormalizingModel):
         ]
         indexes = [
             household_trigram_index("search_text", "profile_search_trgm"),
-            trigram_index("phone_nsn", "profile_phone_trgm"),
+            household_trigram_index("phone_nsn", "profile_phone_trgm"),
         ]
 
     def __str__(self) -> str:
@@ -389,7 +389,7 @@ class Lead(PhoneNormalizingModel):
         ]
         indexes = [
             household_trigram_index("search_text", "lead_search_trgm"),
-            trigram_index("phone_nsn", "lead_phone_trgm"),
+            household_trigram_index("phone_nsn", "lead_phone_trgm"),
             models.Index(fields=["household", "owner"]),
         ]
 
