@@ -23,6 +23,7 @@ from people_search.engine.matching import (
 from people_search.engine.models import Subject
 from people_search.engine.query import Query
 from people_search.engine.similar_lane import similar_name_ids
+from yorik.compiled import CompiledShapes
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -135,6 +136,9 @@ def search_contacts(
 # or this many bytes of JSON, it stops and says so (README, "Cards and pages").
 BROWSE_ROWS = 2000
 BROWSE_BYTES = 380_000
+# The browse's SELECT, compiled once per statuses and kind: building and
+# compiling it took about 0.7 ms of a 14 ms call at 1,000 contacts.
+_BROWSE_ROWS = CompiledShapes(household_id=int)
 
 
 @dataclass(frozen=True)
@@ -165,13 +169,22 @@ def list_address_book(
     is cut after BROWSE_ROWS rows, or sooner when the rows' JSON would pass
     BROWSE_BYTES.
     """
-    contacts = browse_contacts(household=household, statuses=statuses, kind=kind)
-    rows = list(
-        contacts.values("id", "display_name", "relation", "kind")[: BROWSE_ROWS + 1]
+
+    def build(*, household_id: int) -> QuerySet:
+        contacts = browse_contacts(
+            household=Household(pk=household_id), statuses=statuses, kind=kind
+        )
+        return contacts.values("id", "display_name", "relation", "kind")
+
+    shape = (tuple(statuses), kind)
+    rows = _BROWSE_ROWS.values(
+        shape,
+        lambda household_id: build(household_id=household_id)[: BROWSE_ROWS + 1],
+        household_id=household.pk,
     )
     count = len(rows)
     if count > BROWSE_ROWS:
-        count = contacts.count()
+        count = build(household_id=household.pk).count()
         rows = rows[:BROWSE_ROWS]
     if _most_bytes(rows) > BROWSE_BYTES:
         rows = _within_bytes(rows, BROWSE_BYTES)
