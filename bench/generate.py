@@ -34,6 +34,7 @@ from bench.django_setup import setup
 if __name__ == "__main__":
     setup()
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -490,6 +491,12 @@ def delete_household(slug: str) -> None:
     if household is None:
         return
     with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT user_id FROM user_profiles WHERE household_id = %s "
+            "AND user_id IS NOT NULL",
+            [household.pk],
+        )
+        logins = [row[0] for row in cursor.fetchall()]
         # Django's cascade would load every row first; children before parents.
         cursor.execute(
             "DELETE FROM household_calendarevent_attendees WHERE calendarevent_id IN "
@@ -520,6 +527,9 @@ def delete_household(slug: str) -> None:
                 [household.pk],
             )
         household.delete()
+        # The household's logins go too, or importing it again finds them
+        # taken ("exists already outside any household").
+        get_user_model().objects.filter(pk__in=logins).delete()
 
 
 def _chunks(items: Sequence[T]) -> Iterator[Sequence[T]]:
