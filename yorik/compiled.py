@@ -3,7 +3,7 @@
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -192,6 +192,42 @@ class CompiledQuery:
                 self._compiled = _compile(
                     self._build, self._kinds, using=self._using, once=True
                 )
+            return self._compiled
+
+
+class CompiledValues:
+    """A `values()` queryset without values of its own, compiled on first use,
+    for SQL written around it.
+
+    `statement` gives its SQL and parameters to put inside the caller's
+    statement; `rows` turns the columns it selected, as that statement
+    fetched them, into dicts through the fields' converters, as `values()`
+    gives them.
+    """
+
+    def __init__(self, build: Callable[[], QuerySet], *, using: str = "default"):
+        self._build = build
+        self._using = using
+        self._lock = threading.Lock()
+        self._compiled: _Compiled | None = None
+
+    def statement(self) -> tuple[str, tuple[Any, ...]]:
+        compiled = self._compile()
+        if compiled.sql is None:
+            raise ValueError("A query that matches nothing has no SQL to embed.")
+        return compiled.sql, compiled.params
+
+    def rows(self, fetched: list[Sequence[Any]]) -> list[dict[str, Any]]:
+        compiled = self._compile()
+        return [
+            dict(zip(compiled.names, row, strict=True))
+            for row in compiled.converted([list(row) for row in fetched])
+        ]
+
+    def _compile(self) -> _Compiled:
+        with self._lock:
+            if self._compiled is None:
+                self._compiled = _compile(self._build, {}, using=self._using, once=True)
             return self._compiled
 
 

@@ -41,7 +41,6 @@ columns.
 """
 
 import re
-import threading
 from collections.abc import (
     Callable,
     Collection,
@@ -78,6 +77,7 @@ from django.db.models.functions import Greatest
 from people_search.engine.query import Query, Term
 from people_search.engine.text import fold_words
 from people_search.engine.vocabulary import concepts_named_by
+from yorik.compiled import CompiledValues
 
 
 class Tier(IntEnum):
@@ -353,10 +353,11 @@ class FirstMatches:
     _COUNTED = ("match_tier", "sort_key", "match_total", "match_strong")
 
     def __init__(self, details: Callable[[], QuerySet], *, using: str = "default"):
-        self._details = details
+        self._details = CompiledValues(
+            lambda: details().filter(pk=RawSQL('"first"."match_key"', ())),
+            using=using,
+        )
         self._using = using
-        self._lock = threading.Lock()
-        self._compiled: tuple[str, tuple[Any, ...], Any, dict, list[str]] | None = None
 
     @staticmethod
     def narrow(matches: QuerySet) -> QuerySet:
@@ -372,7 +373,7 @@ class FirstMatches:
         if narrow is None:
             return []
         narrow_sql, narrow_params = narrow
-        detail_sql, detail_params, compiler, converters, names = self._compile()
+        detail_sql, detail_params = self._details.statement()
         order = '"match_tier", "sort_key", "match_key"'
         picked = ", ".join(f'"first"."{name}"' for name in self._COUNTED)
         sql = (
@@ -387,38 +388,11 @@ class FirstMatches:
             cursor.execute(sql, (*narrow_params, limit, *detail_params))
             fetched = cursor.fetchall()
         counted = len(self._COUNTED)
-        rows = []
-        for row in fetched:
-            values = list(row[counted:])
-            if converters:
-                (values,) = compiler.apply_converters([values], converters)
-            rows.append(
-                dict(
-                    zip(
-                        (*self._COUNTED, *names), (*row[:counted], *values), strict=True
-                    )
-                )
-            )
-        return rows
-
-    def _compile(self) -> tuple[str, tuple[Any, ...], Any, dict, list[str]]:
-        with self._lock:
-            if self._compiled is None:
-                details = self._details().filter(pk=RawSQL('"first"."match_key"', ()))
-                compiler = details.query.get_compiler(using=self._using)
-                sql, params = compiler.as_sql()
-                columns = [
-                    selected[0] for selected in compiler.select[: compiler.col_count]
-                ]
-                query = compiler.query
-                self._compiled = (
-                    sql,
-                    tuple(params),
-                    compiler,
-                    compiler.get_converters(columns),
-                    [*query.values_select, *query.annotation_select],
-                )
-            return self._compiled
+        details = self._details.rows([row[counted:] for row in fetched])
+        return [
+            {**dict(zip(self._COUNTED, row[:counted], strict=True)), **detail}
+            for row, detail in zip(fetched, details, strict=True)
+        ]
 
 
 def returned_count(*, total: int, strong: int) -> int:

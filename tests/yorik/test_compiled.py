@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from household.models import Household
-from yorik.compiled import CompiledQuery, CompiledShapes
+from yorik.compiled import CompiledQuery, CompiledShapes, CompiledValues
 from yorik.models import Card
 
 
@@ -181,3 +181,18 @@ def test_a_shape_gives_its_statement_for_sql_around_it(household, other_househol
         shapes.statement("none", lambda slug: Household.objects.none(), slug="x")
         is None
     )
+
+
+def test_compiled_values_are_read_back_through_their_converters(household):
+    values = CompiledValues(
+        lambda: Household.objects.filter(slug="becker").values("name", "created_at")
+    )
+
+    sql, params = values.statement()
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1, found.* FROM ({sql}) AS found", params)  # noqa: S608
+        fetched = cursor.fetchall()
+
+    assert values.rows([row[1:] for row in fetched]) == [
+        {"name": household.name, "created_at": household.created_at}
+    ]
