@@ -632,21 +632,20 @@ def _people_hits(
     testing both tables read every membership and profile of the household.
     That SELECT is built for its ids, as the lane gives them.
     """
+
+    def hits(rows: QuerySet) -> QuerySet:
+        return rows.annotate(
+            match_group=match_group(query, columns=columns, similar_ids=similar_ids),
+            sort_key=F(sort_name),
+        ).values(*match_values(columns, grouped=True), *fields, "sort_key")
+
+    order = ("match_group", "sort_key", "pk")
     if similar_ids and similar_apart:
         rows = group(household.pk, actor_id)
-
-        def hits(found: QuerySet) -> QuerySet:
-            return found.annotate(
-                match_group=match_group(
-                    query, columns=columns, similar_ids=similar_ids
-                ),
-                sort_key=F(sort_name),
-            ).values(*match_values(columns, grouped=True), *fields, "sort_key")
-
         union = hits(find_matches(rows, query=query, columns=columns)).union(
             hits(rows.filter(pk__in=similar_ids))
         )
-        values = list(union.order_by("match_group", "sort_key", "pk")[:FIRST_ROWS])
+        values = list(union.order_by(*order)[:FIRST_ROWS])
     else:
 
         def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
@@ -657,15 +656,7 @@ def _people_hits(
                     columns=columns,
                     similar_ids=similar_ids,
                 )
-                return (
-                    rows.annotate(
-                        match_group=match_group(
-                            query, columns=columns, similar_ids=similar_ids
-                        )
-                    )
-                    .order_by("match_group", sort_name, "pk")
-                    .values(*match_values(columns, grouped=True), *fields)[:FIRST_ROWS]
-                )
+                return hits(rows).order_by(*order)[:FIRST_ROWS]
 
         values = _GROUP_ROWS.values(
             (shape, match_shape(query, similar_ids=similar_ids)),
