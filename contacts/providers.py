@@ -160,14 +160,13 @@ def find_known_providers(
 def _known_providers(
     household: Household, category: ProviderCategory, now: datetime
 ) -> KnownProviders:
-    folds = _Folds(category)
     found = [
-        *_contact_candidates(household, category, folds),
-        *_paperless_candidates(household, category, folds),
-        *_calendar_candidates(household, category, now, folds),
+        *_contact_candidates(household, category),
+        *_paperless_candidates(household, category),
+        *_calendar_candidates(household, category, now),
     ]
     counts = Counter(candidate.source for candidate in found)
-    groups = _group_by_provider(found, folds)
+    groups = _group_by_provider(found, category)
     groups.sort(key=_group_order)
     shown = groups[:MAX_CANDIDATES]
     _add_details([member for group in shown for member in group if member.contact_id])
@@ -182,50 +181,12 @@ def _known_providers(
     )
 
 
-# How many distinct texts each of _Folds' caches keeps: a few households'
-# names, titles and places.
+# What a call folds and tests against its category. Titles, streets and the
+# words of names repeat across an address book and its documents, and across
+# calls; every answer depends on the text (and the category's fixed
+# vocabulary) alone, so the process keeps the last _FOLDS_KEPT of each: a few
+# households' names, titles and places.
 _FOLDS_KEPT = 16_384
-
-
-class _Folds:
-    """What a call folds and tests against its category, each distinct text once.
-
-    Titles, streets and the words of names repeat across an address book and
-    its documents, and across calls: every answer here depends on the text
-    (and the category's fixed vocabulary) alone, so the process keeps the
-    last _FOLDS_KEPT of each.
-    """
-
-    def __init__(self, category: ProviderCategory) -> None:
-        self.category = category
-
-    def reveals(self, folded: str) -> bool:
-        """Return whether a text, given as fold_name folded it, reveals the category."""
-        return _reveals(self.category.id, folded)
-
-    def fold(self, text: str) -> str:
-        """Return fold_name(text)."""
-        return _fold(text)
-
-    def name(self, text: str) -> str:
-        """Return a name's folded words joined by spaces, as Candidate keeps it."""
-        return _name(text)
-
-    def place(self, address: str) -> str:
-        """Return an address folded for comparison: "Hauptstr. 1" = "Hauptstraße 1"."""
-        return _place(address)
-
-    def place_keys(self, place: str) -> tuple[tuple[str, ...], ...]:
-        """Return keys every place that appears in this one, or it in, shares."""
-        return _place_keys(place)
-
-    def street_runs(self, place: str) -> frozenset[str]:
-        """Return the runs of a place's words that are street addresses."""
-        return _street_runs(place)
-
-    def core(self, folded_name: str) -> frozenset[str]:
-        """Return the words that tell one provider from another of the category."""
-        return _core(self.category.id, folded_name)
 
 
 _fold = lru_cache(maxsize=_FOLDS_KEPT)(fold_name)
@@ -389,7 +350,7 @@ def _rows(sql: str, parameters: Mapping[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def _contact_candidates(
-    household: Household, category: ProviderCategory, folds: _Folds
+    household: Household, category: ProviderCategory
 ) -> list[Candidate]:
     """Return the contacts of the category, without their address and email.
 
@@ -440,7 +401,7 @@ def _contact_candidates(
                 phone=phones[0] if phones else None,
                 last_seen=seen,
                 phones=frozenset(phones),
-                places=tuple(folds.place(line1) for line1 in lines if line1),
+                places=tuple(_place(line1) for line1 in lines if line1),
             )
         )
     return candidates
@@ -471,12 +432,12 @@ def _postal_address(address: Mapping[str, str]) -> str | None:
 
 
 def _paperless_candidates(
-    household: Household, category: ProviderCategory, folds: _Folds
+    household: Household, category: ProviderCategory
 ) -> list[Candidate]:
     narrowing = _narrowing(household, category)
     documents_by_correspondent: dict[int, list[tuple[str, date | None]]] = {}
     for correspondent_id, title, folded_title, created in _rows(_DOCUMENTS, narrowing):
-        if folds.reveals(folded_title):
+        if _reveals(category.id, folded_title):
             documents_by_correspondent.setdefault(correspondent_id, []).append(
                 (title, created)
             )
@@ -485,7 +446,7 @@ def _paperless_candidates(
     )
     candidates = []
     for id_, name, folded_name, count, created, title in correspondents:
-        if not folds.reveals(folded_name):
+        if not _reveals(category.id, folded_name):
             if id_ not in documents_by_correspondent:
                 continue
             documents = documents_by_correspondent[id_]
@@ -513,14 +474,14 @@ def _documents_evidence(count: int, title: str | None, created: date | None) -> 
 
 
 def _calendar_candidates(
-    household: Household, category: ProviderCategory, now: datetime, folds: _Folds
+    household: Household, category: ProviderCategory, now: datetime
 ) -> list[Candidate]:
     events_by_place: dict[str, list[tuple[str, str, date]]] = {}
     for title, folded_title, location, day in _rows(
         _EVENTS, {**_narrowing(household, category), "now": now}
     ):
-        if folds.reveals(folded_title):
-            events_by_place.setdefault(folds.fold(location), []).append(
+        if _reveals(category.id, folded_title):
+            events_by_place.setdefault(_fold(location), []).append(
                 (title, location, day)
             )
 
@@ -534,13 +495,13 @@ def _calendar_candidates(
             Candidate(
                 source="calendar",
                 name=name,
-                folded_name=folds.name(name),
+                folded_name=_name(name),
                 address=address,
                 evidence=[
                     f"{count} at {location}, latest '{title}' on {seen.isoformat()}"
                 ],
                 last_seen=seen,
-                places=(folds.place(location),),
+                places=(_place(location),),
             )
         )
     return candidates
@@ -558,24 +519,22 @@ def _name_and_address(location: str, *, fallback: str) -> tuple[str, str]:
     return fallback, location
 
 
-def _place_within(short: str, long: str, folds: _Folds) -> bool:
+def _place_within(short: str, long: str) -> bool:
     """Return whether a street address (with its number) appears in another."""
-    return short in folds.street_runs(long)
+    return short in _street_runs(long)
 
 
-def _same_provider(a: Candidate, b: Candidate, folds: _Folds) -> bool:
+def _same_provider(a: Candidate, b: Candidate, category: ProviderCategory) -> bool:
     if a.folded_name == b.folded_name or a.phones & b.phones:
         return True
     same_place = any(
-        _place_within(x, y, folds) or _place_within(y, x, folds)
-        for x in a.places
-        for y in b.places
+        _place_within(x, y) or _place_within(y, x) for x in a.places for y in b.places
     )
-    core = folds.core(a.folded_name)
+    core = _core(category.id, a.folded_name)
     # "Zahnarzt Berlin" and "Zahnklinik Berlin" share a core but not a street.
     if (
         core
-        and core == folds.core(b.folded_name)
+        and core == _core(category.id, b.folded_name)
         and (same_place or not (a.places and b.places))
     ):
         return True
@@ -584,7 +543,9 @@ def _same_provider(a: Candidate, b: Candidate, folds: _Folds) -> bool:
     return same_place and not a.source == b.source == "contact"
 
 
-def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candidate]]:
+def _group_by_provider(
+    found: list[Candidate], category: ProviderCategory
+) -> list[list[Candidate]]:
     """Group what the sources found per provider, each group led by its most trusted.
 
     A candidate joins the first group it matches, so one event at a shared
@@ -602,7 +563,7 @@ def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candi
     members_by_key: dict[Any, dict[int, list[Candidate]]] = {}
     for candidate in sorted(found, key=_trust_order):
         sure = [("name", candidate.folded_name), *candidate.phones]
-        maybe = _maybe_keys(candidate, folds)
+        maybe = _maybe_keys(candidate, category)
         held = [lowest_group[key] for key in sure if key in lowest_group]
         index = min(held) if held else None
         suspects: dict[int, list[list[Candidate]]] = {}
@@ -612,7 +573,7 @@ def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candi
                     suspects.setdefault(number, []).append(members)
         for number in sorted(suspects):
             if any(
-                _same_provider(candidate, member, folds)
+                _same_provider(candidate, member, category)
                 for members in suspects[number]
                 for member in members
             ):
@@ -629,12 +590,12 @@ def _group_by_provider(found: list[Candidate], folds: _Folds) -> list[list[Candi
     return groups
 
 
-def _maybe_keys(candidate: Candidate, folds: _Folds) -> list[Any]:
+def _maybe_keys(candidate: Candidate, category: ProviderCategory) -> list[Any]:
     """Return the keys of a candidate's name core and places."""
-    core = folds.core(candidate.folded_name)
+    core = _core(category.id, candidate.folded_name)
     keys: list[Any] = [("core", core)] if core else []
     for place in candidate.places:
-        keys += folds.place_keys(place)
+        keys += _place_keys(place)
     return keys
 
 

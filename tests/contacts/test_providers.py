@@ -18,7 +18,7 @@ from contacts.provider_categories import (
     get_category,
     resolve_category,
 )
-from contacts.providers import _Folds, find_known_providers
+from contacts.providers import _core, _reveals, find_known_providers
 from contacts.services import update_contact
 from household.services import create_calendar_event
 from tests.builders import build_contact, build_household, build_member
@@ -483,8 +483,11 @@ def test_what_a_call_folds_is_kept_per_category(first):
     }
     order = [first, *(category for category in expected if category != first)]
     for category in order:
-        folds = _Folds(get_category(category))
-        answers = (folds.reveals("zahnarztpraxis"), folds.core("zahnarztpraxis kruger"))
+        category_id = get_category(category).id
+        answers = (
+            _reveals(category_id, "zahnarztpraxis"),
+            _core(category_id, "zahnarztpraxis kruger"),
+        )
         assert answers == expected[category]
 
 
