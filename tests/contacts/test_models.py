@@ -1,6 +1,6 @@
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 
 from contacts.models import Contact, ContactChannel
 from tests.builders import build_contact
@@ -55,3 +55,19 @@ def test_phone_channel_must_be_e164_in_the_database(household):
                 )
             ]
         )
+
+
+@pytest.mark.django_db
+def test_channels_have_one_household_index_the_lookup_one():
+    """A second index on the household alone misled the planner: for a small
+    household it tested every channel of the household for each contact
+    instead of looking the value up (7 ms instead of 0.9 beside big ones)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = %s",
+            [ContactChannel._meta.db_table],
+        )
+        definitions = [row[0] for row in cursor.fetchall()]
+    led_by_household = [d for d in definitions if "(household_id" in d]
+    assert len(led_by_household) == 1
+    assert "(household_id, kind, value)" in led_by_household[0]
