@@ -243,18 +243,26 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "contacts:list"
 LOGOUT_REDIRECT_URL = "login"
 
-# The cache holds small counts that may be a few minutes old (a household's
-# name vocabulary size); rate limits are counted in PostgreSQL
-# (yorik.rate_limits), so a per-process memory cache is enough by default.
+# Rate limits are counted in PostgreSQL (yorik.rate_limits), so a per-process
+# memory cache is enough by default; YORIK_CACHE=database shares the default
+# cache between app servers. "local" is always this process's memory: for
+# hints that may be minutes old and are read on hot paths (a household's name
+# vocabulary size), where a round trip to a shared cache would cost more than
+# the hint saves.
+_LOCAL_CACHE = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 if os.environ.get("YORIK_CACHE", "memory") == "database":
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.db.DatabaseCache",
             "LOCATION": "yorik_cache",
-        }
+        },
+        "local": {**_LOCAL_CACHE, "LOCATION": "local"},
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": _LOCAL_CACHE,
+        "local": {**_LOCAL_CACHE, "LOCATION": "local"},
+    }
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

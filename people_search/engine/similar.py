@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import jellyfish
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import DatabaseError, connection, transaction
 
 from people_search.engine.embeddings import EmbeddingError, embedding_provider
@@ -503,10 +503,16 @@ def _printed(word: str) -> str:
 
 
 def vocabulary_size(household_id: int) -> int:
-    """Return how many distinct name words the household has embedded, cached."""
+    """Return how many distinct name words the household has embedded.
+
+    Kept in this process's memory for a few minutes: it only chooses between
+    two ways of finding the same near words, so a shared cache's round trip
+    on every similar-name search would cost more than it saves.
+    """
     key = f"people_search:vocabulary:{household_id}"
-    count = cache.get(key)
+    local = caches["local"]
+    count = local.get(key)
     if count is None:
         count = NameWord.objects.filter(household_id=household_id).count()
-        cache.set(key, count, _COUNT_TTL)
+        local.set(key, count, _COUNT_TTL)
     return count
