@@ -339,10 +339,18 @@ def pick_similar(
     match nor a close row has it, those rows come after the close ones.
     """
     weights = {word: word_weight(crowd=crowds.get(word)) for word in query}
+    # Many rows of a large household share a name ("anna schmitz"): each
+    # distinct name is scored once.
+    scores: dict[tuple[str, ...], float] = {}
+
+    def score(words: Sequence[str]) -> float:
+        key = tuple(words)
+        if key not in scores:
+            scores[key] = name_score(query=query, name=words, weights=weights)
+        return scores[key]
+
     scored = [
-        SimilarName(
-            subject, subject_id, name_score(query=query, name=words, weights=weights)
-        )
+        SimilarName(subject, subject_id, score(words))
         for (subject, subject_id), words in names.items()
         if not typed <= set(words)
     ]
