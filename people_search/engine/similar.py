@@ -447,8 +447,14 @@ def _best_pairing(similarities: list[list[float]], width: int) -> tuple[float, i
     """Return the largest total of pairs, one name word per query word, and
     how many name words were paired.
 
-    Names and queries have a few words, so every assignment is tried.
+    Names and queries have a few words, so every assignment is tried; for a
+    query of one or two words, without recursion.
     """
+    if len(similarities) == 1:
+        top = max(similarities[0], default=0.0)
+        return (top, 1) if top else (0.0, 0)
+    if len(similarities) == 2:
+        return _best_of_two(*similarities)
     best = (0.0, 0)
 
     def extend(row: int, used: frozenset[int], total: float) -> None:
@@ -463,6 +469,20 @@ def _best_pairing(similarities: list[list[float]], width: int) -> tuple[float, i
                 extend(row + 1, used | {column}, total + value)
 
     extend(0, frozenset(), 0.0)
+    return best
+
+
+def _best_of_two(first: list[float], second: list[float]) -> tuple[float, int]:
+    """Return `_best_pairing` of two query words."""
+    best = (0.0, 0)
+    for alone in (max(first, default=0.0), max(second, default=0.0)):
+        if alone:
+            best = max(best, (alone, 1))
+    for column, value in enumerate(first):
+        if value:
+            for other, added in enumerate(second):
+                if added and other != column:
+                    best = max(best, (value + added, 2))
     return best
 
 
