@@ -89,9 +89,9 @@ _NEAREST = """
         JOIN people_search_nameword AS name_word ON name_word.id = near_words.id
         CROSS JOIN query_words
     ),
-    reached AS (
-        SELECT uses.subject, uses.subject_id, word_scores.position,
-            max(word_scores.similarity) AS similarity
+    reached AS MATERIALIZED (
+        SELECT uses.subject, uses.subject_id,
+            {best_per_word}
         FROM word_scores
         CROSS JOIN LATERAL (
             SELECT subject, subject_id
@@ -102,25 +102,17 @@ _NEAREST = """
             OFFSET 0
         ) AS uses
         WHERE word_scores.similarity >= least(%(floor)s, %(trigram_floor)s)
-        GROUP BY 1, 2, 3
+        GROUP BY 1, 2
     ),
     candidates AS MATERIALIZED (
         SELECT subject, subject_id
         FROM reached
-        GROUP BY subject, subject_id
-        ORDER BY sum(similarity) DESC, subject_id
+        ORDER BY {score} DESC, subject_id
         LIMIT %(candidates)s
     ),
     crowds AS (
-        SELECT array_agg(crowd ORDER BY position) AS crowds
-        FROM (
-            SELECT query_words.position, count(reached.subject_id) AS crowd
-            FROM query_words
-            LEFT JOIN reached
-                ON reached.position = query_words.position
-                AND reached.similarity >= %(close)s
-            GROUP BY query_words.position
-        ) AS per_word
+        SELECT ARRAY[{crowd_per_word}] AS crowds
+        FROM reached
     )
     SELECT candidates.subject, candidates.subject_id, ARRAY(
         SELECT name_word.word
@@ -142,6 +134,31 @@ _SCORED_ROWS = 200
 # Similarity at which a row counts towards a query word's crowd.
 _CLOSE = 0.6
 _MAX_WORDS = 5
+# Up to _MAX_WORDS query words: a row's best similarity to each, its score
+# their sum, and each word's crowd the rows at least _CLOSE to it, all from
+# one grouping of the rows reached.
+_POSITIONS = range(1, _MAX_WORDS + 1)
+_NEAREST = (
+    _NEAREST.replace(
+        "{best_per_word}",
+        ", ".join(
+            "max(word_scores.similarity) FILTER (WHERE word_scores.position = "
+            f"{position}) AS best_{position}"
+            for position in _POSITIONS
+        ),
+    )
+    .replace(
+        "{score}",
+        " + ".join(f"coalesce(best_{position}, 0)" for position in _POSITIONS),
+    )
+    .replace(
+        "{crowd_per_word}",
+        ", ".join(
+            f"count(*) FILTER (WHERE best_{position} >= %(close)s)"
+            for position in _POSITIONS
+        ),
+    )
+)
 # Words less alike than this are different words, not a misspelling.
 _WORD_FLOOR = 0.6
 # What a first letter is worth against the name word it starts ("M." for Müller).
@@ -267,7 +284,7 @@ def find_similar_names(
         )
         return []
     names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
-    crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
+    crowds = dict(zip(fetched, rows[0][3][: len(fetched)], strict=True)) if rows else {}
     return pick_similar(
         query=words,
         typed=typed_words(name),
