@@ -355,17 +355,9 @@ def pick_similar(
     of them (a first name replaced by another), so when neither a literal
     match nor a close row has it, those rows come after the close ones.
     """
-    weights = {word: word_weight(crowd=crowds.get(word)) for word in query}
-    # Many rows of a large household share a name ("anna schmitz"): each
-    # distinct name is scored once.
-    scores: dict[tuple[str, ...], float] = {}
-
-    def score(words: Sequence[str]) -> float:
-        key = tuple(words)
-        if key not in scores:
-            scores[key] = name_score(query=query, name=words, weights=weights)
-        return scores[key]
-
+    score = _NameScores(
+        query, {word: word_weight(crowd=crowds.get(word)) for word in query}
+    )
     scored = [
         SimilarName(subject, subject_id, score(words))
         for (subject, subject_id), words in names.items()
@@ -408,11 +400,20 @@ def surname_rows(
     if not words:
         return set()
 
+    # Which surname words each word of a name is like, once per distinct word:
+    # the rows fetched share many words.
+    alike: dict[str, tuple[bool, ...]] = {}
+
+    def like(other: str) -> tuple[bool, ...]:
+        if other not in alike:
+            alike[other] = tuple(
+                word_similarity(word, other) >= _SHARED_WORD for word in words
+            )
+        return alike[other]
+
     def shares(name: Sequence[str]) -> bool:
-        return all(
-            any(word_similarity(word, other) >= _SHARED_WORD for other in name)
-            for word in words
-        )
+        found = [like(other) for other in name]
+        return all(any(row[index] for row in found) for index in range(len(words)))
 
     if any(shares(name) for name in answered):
         return set()
@@ -447,17 +448,48 @@ def name_score(
     weighted by what each query word says (`weights`, 1 when not given),
     less a share for each word of the name left unpaired.
     """
-    if not query or not name:
-        return 0.0
-    weights = weights or {}
-    weighed = [weights.get(word, 1.0) for word in query]
-    similarities = [
-        [weight * word_similarity(q, w) for w in name]
-        for q, weight in zip(query, weighed, strict=True)
-    ]
-    total, paired = _best_pairing(similarities, len(name))
-    missing = len(name) - paired
-    return total / sum(weighed) * (1 - _MISSING_WORD) ** missing
+    return _NameScores(query, weights or {})(name)
+
+
+class _NameScores:
+    """`name_score` of one query for many names: each distinct name is scored
+    once, and each distinct word compared with the query once (the up to 200
+    rows a large household's lane scores share many names and words)."""
+
+    def __init__(self, query: Sequence[str], weights: dict[str, float]) -> None:
+        self.query = query
+        self.weighed = [weights.get(word, 1.0) for word in query]
+        self.weight = sum(self.weighed)
+        self.columns: dict[str, list[float]] = {}
+        self.scores: dict[tuple[str, ...], float] = {}
+
+    def __call__(self, name: Sequence[str]) -> float:
+        key = tuple(name)
+        score = self.scores.get(key)
+        if score is None:
+            score = self.scores[key] = self._score(name)
+        return score
+
+    def _score(self, name: Sequence[str]) -> float:
+        if not self.query or not name:
+            return 0.0
+        columns = [self._column(word) for word in name]
+        similarities = [
+            [column[row] for column in columns] for row in range(len(self.query))
+        ]
+        total, paired = _best_pairing(similarities, len(name))
+        missing = len(name) - paired
+        return total / self.weight * (1 - _MISSING_WORD) ** missing
+
+    def _column(self, word: str) -> list[float]:
+        """Return the weighted similarity of each query word to a name's word."""
+        column = self.columns.get(word)
+        if column is None:
+            column = self.columns[word] = [
+                weight * word_similarity(q, word)
+                for q, weight in zip(self.query, self.weighed, strict=True)
+            ]
+        return column
 
 
 def _best_pairing(similarities: list[list[float]], width: int) -> tuple[float, int]:
