@@ -134,31 +134,37 @@ _SCORED_ROWS = 200
 # Similarity at which a row counts towards a query word's crowd.
 _CLOSE = 0.6
 _MAX_WORDS = 5
-# Up to _MAX_WORDS query words: a row's best similarity to each, its score
-# their sum, and each word's crowd the rows at least _CLOSE to it, all from
-# one grouping of the rows reached.
-_POSITIONS = range(1, _MAX_WORDS + 1)
-_NEAREST = (
-    _NEAREST.replace(
-        "{best_per_word}",
-        ", ".join(
-            "max(word_scores.similarity) FILTER (WHERE word_scores.position = "
-            f"{position}) AS best_{position}"
-            for position in _POSITIONS
-        ),
+
+
+@lru_cache(maxsize=2 * _MAX_WORDS)
+def _nearest_sql(template: str, words: int) -> str:
+    """Return the statement for this many query words: a row's best
+    similarity to each is a column of one grouping of the rows reached, its
+    score their sum, and each word's crowd the rows at least _CLOSE to it."""
+    positions = range(1, words + 1)
+    return (
+        template.replace(
+            "{best_per_word}",
+            ", ".join(
+                "max(word_scores.similarity) FILTER (WHERE word_scores.position = "
+                f"{position}) AS best_{position}"
+                for position in positions
+            ),
+        )
+        .replace(
+            "{score}",
+            " + ".join(f"coalesce(best_{position}, 0)" for position in positions),
+        )
+        .replace(
+            "{crowd_per_word}",
+            ", ".join(
+                f"count(*) FILTER (WHERE best_{position} >= %(close)s)"
+                for position in positions
+            ),
+        )
     )
-    .replace(
-        "{score}",
-        " + ".join(f"coalesce(best_{position}, 0)" for position in _POSITIONS),
-    )
-    .replace(
-        "{crowd_per_word}",
-        ", ".join(
-            f"count(*) FILTER (WHERE best_{position} >= %(close)s)"
-            for position in _POSITIONS
-        ),
-    )
-)
+
+
 # Words less alike than this are different words, not a misspelling.
 _WORD_FLOOR = 0.6
 # What a first letter is worth against the name word it starts ("M." for Müller).
@@ -259,7 +265,7 @@ def find_similar_names(
             settings = {
                 "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0)))
             }
-            sql = _NEAREST
+            sql = _nearest_sql(_NEAREST, len(fetched))
             if vocabulary_size(household_id) < EXACT_SCAN_BELOW:
                 # An order no HNSW index serves: the household's words are
                 # sorted by their distance, exactly.
@@ -284,7 +290,7 @@ def find_similar_names(
         )
         return []
     names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
-    crowds = dict(zip(fetched, rows[0][3][: len(fetched)], strict=True)) if rows else {}
+    crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
     return pick_similar(
         query=words,
         typed=typed_words(name),
