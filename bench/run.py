@@ -421,7 +421,7 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
         partial_phones.append(national if index % 2 else national[-6:])
     indexes = index_names()
     household_btrees = indexes["contact_household_btrees"]
-    return [
+    questions = [
         Question(
             "find_person by name",
             "find_person",
@@ -520,6 +520,24 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
             frozenset({"contacts_contact_pkey"}),
         ),
     ]
+    # Drawn last, so that the other questions keep the inputs they had.
+    last_names = Contact.objects.filter(
+        household=household, kind="person", status=ContactStatus.ACTIVE
+    ).exclude(last_name="")
+    questions.insert(
+        1,
+        Question(
+            "find_person by last name",
+            "find_person",
+            [
+                {"query": name}
+                for name in sample(last_names.values_list("last_name", flat=True))
+            ],
+            naive_find_person,
+            frozenset({"contact_search_trgm"}),
+        ),
+    )
+    return questions
 
 
 def index_names() -> dict[str, Any]:

@@ -220,6 +220,24 @@ def find_matches(
     )
 
 
+def similar_rows(queryset: QuerySet, *, similar_ids: Collection[int]) -> QuerySet:
+    """Return the rows among `similar_ids` (the similar-name lane's).
+
+    The ids are one array parameter, so the SQL does not depend on how many
+    there are; inside `parameter_markers` its value is `similar_parameters`'.
+    """
+    condition = _is_similar(tuple(sorted(similar_ids)))
+    return queryset.filter(
+        _Rendered(condition, MatchColumns(), BooleanField(), first=0)
+    )
+
+
+def similar_parameters(similar_ids: Collection[int]) -> tuple[Any, ...]:
+    """Return the values `similar_rows` binds, numbered as `parameter_markers`
+    numbers them."""
+    return _is_similar(tuple(sorted(similar_ids))).params
+
+
 def every_row(queryset: QuerySet) -> QuerySet:
     """Return every row as `find_matches` would without a query: all at
     Tier.EXACT."""

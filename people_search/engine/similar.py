@@ -89,9 +89,9 @@ _NEAREST = """
         JOIN people_search_nameword AS name_word ON name_word.id = near_words.id
         CROSS JOIN query_words
     ),
-    reached AS (
-        SELECT uses.subject, uses.subject_id, word_scores.position,
-            max(word_scores.similarity) AS similarity
+    reached AS MATERIALIZED (
+        SELECT uses.subject, uses.subject_id,
+            {best_per_word}
         FROM word_scores
         CROSS JOIN LATERAL (
             SELECT subject, subject_id
@@ -102,25 +102,17 @@ _NEAREST = """
             OFFSET 0
         ) AS uses
         WHERE word_scores.similarity >= least(%(floor)s, %(trigram_floor)s)
-        GROUP BY 1, 2, 3
+        GROUP BY 1, 2
     ),
     candidates AS MATERIALIZED (
         SELECT subject, subject_id
         FROM reached
-        GROUP BY subject, subject_id
-        ORDER BY sum(similarity) DESC, subject_id
+        ORDER BY {score} DESC, subject_id
         LIMIT %(candidates)s
     ),
     crowds AS (
-        SELECT array_agg(crowd ORDER BY position) AS crowds
-        FROM (
-            SELECT query_words.position, count(reached.subject_id) AS crowd
-            FROM query_words
-            LEFT JOIN reached
-                ON reached.position = query_words.position
-                AND reached.similarity >= %(close)s
-            GROUP BY query_words.position
-        ) AS per_word
+        SELECT ARRAY[{crowd_per_word}] AS crowds
+        FROM reached
     )
     SELECT candidates.subject, candidates.subject_id, ARRAY(
         SELECT name_word.word
@@ -142,6 +134,37 @@ _SCORED_ROWS = 200
 # Similarity at which a row counts towards a query word's crowd.
 _CLOSE = 0.6
 _MAX_WORDS = 5
+
+
+@lru_cache(maxsize=2 * _MAX_WORDS)
+def _nearest_sql(template: str, words: int) -> str:
+    """Return the statement for this many query words: a row's best
+    similarity to each is a column of one grouping of the rows reached, its
+    score their sum, and each word's crowd the rows at least _CLOSE to it."""
+    positions = range(1, words + 1)
+    return (
+        template.replace(
+            "{best_per_word}",
+            ", ".join(
+                "max(word_scores.similarity) FILTER (WHERE word_scores.position = "
+                f"{position}) AS best_{position}"
+                for position in positions
+            ),
+        )
+        .replace(
+            "{score}",
+            " + ".join(f"coalesce(best_{position}, 0)" for position in positions),
+        )
+        .replace(
+            "{crowd_per_word}",
+            ", ".join(
+                f"count(*) FILTER (WHERE best_{position} >= %(close)s)"
+                for position in positions
+            ),
+        )
+    )
+
+
 # Words less alike than this are different words, not a misspelling.
 _WORD_FLOOR = 0.6
 # What a first letter is worth against the name word it starts ("M." for Müller).
@@ -242,7 +265,7 @@ def find_similar_names(
             settings = {
                 "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0)))
             }
-            sql = _NEAREST
+            sql = _nearest_sql(_NEAREST, len(fetched))
             if vocabulary_size(household_id) < EXACT_SCAN_BELOW:
                 # An order no HNSW index serves: the household's words are
                 # sorted by their distance, exactly.
@@ -338,11 +361,11 @@ def pick_similar(
     of them (a first name replaced by another), so when neither a literal
     match nor a close row has it, those rows come after the close ones.
     """
-    weights = {word: word_weight(crowd=crowds.get(word)) for word in query}
+    score = _NameScores(
+        query, {word: word_weight(crowd=crowds.get(word)) for word in query}
+    )
     scored = [
-        SimilarName(
-            subject, subject_id, name_score(query=query, name=words, weights=weights)
-        )
+        SimilarName(subject, subject_id, score(words))
         for (subject, subject_id), words in names.items()
         if not typed <= set(words)
     ]
@@ -383,11 +406,20 @@ def surname_rows(
     if not words:
         return set()
 
+    # Which surname words each word of a name is like, once per distinct word:
+    # the rows fetched share many words.
+    alike: dict[str, tuple[bool, ...]] = {}
+
+    def like(other: str) -> tuple[bool, ...]:
+        if other not in alike:
+            alike[other] = tuple(
+                word_similarity(word, other) >= _SHARED_WORD for word in words
+            )
+        return alike[other]
+
     def shares(name: Sequence[str]) -> bool:
-        return all(
-            any(word_similarity(word, other) >= _SHARED_WORD for other in name)
-            for word in words
-        )
+        found = [like(other) for other in name]
+        return all(any(row[index] for row in found) for index in range(len(words)))
 
     if any(shares(name) for name in answered):
         return set()
@@ -422,25 +454,62 @@ def name_score(
     weighted by what each query word says (`weights`, 1 when not given),
     less a share for each word of the name left unpaired.
     """
-    if not query or not name:
-        return 0.0
-    weights = weights or {}
-    weighed = [weights.get(word, 1.0) for word in query]
-    similarities = [
-        [weight * word_similarity(q, w) for w in name]
-        for q, weight in zip(query, weighed, strict=True)
-    ]
-    total, paired = _best_pairing(similarities, len(name))
-    missing = len(name) - paired
-    return total / sum(weighed) * (1 - _MISSING_WORD) ** missing
+    return _NameScores(query, weights or {})(name)
+
+
+class _NameScores:
+    """`name_score` of one query for many names: each distinct name is scored
+    once, and each distinct word compared with the query once (the up to 200
+    rows a large household's lane scores share many names and words)."""
+
+    def __init__(self, query: Sequence[str], weights: dict[str, float]) -> None:
+        self.query = query
+        self.weighed = [weights.get(word, 1.0) for word in query]
+        self.weight = sum(self.weighed)
+        self.columns: dict[str, list[float]] = {}
+        self.scores: dict[tuple[str, ...], float] = {}
+
+    def __call__(self, name: Sequence[str]) -> float:
+        key = tuple(name)
+        score = self.scores.get(key)
+        if score is None:
+            score = self.scores[key] = self._score(name)
+        return score
+
+    def _score(self, name: Sequence[str]) -> float:
+        if not self.query or not name:
+            return 0.0
+        columns = [self._column(word) for word in name]
+        similarities = [
+            [column[row] for column in columns] for row in range(len(self.query))
+        ]
+        total, paired = _best_pairing(similarities, len(name))
+        missing = len(name) - paired
+        return total / self.weight * (1 - _MISSING_WORD) ** missing
+
+    def _column(self, word: str) -> list[float]:
+        """Return the weighted similarity of each query word to a name's word."""
+        column = self.columns.get(word)
+        if column is None:
+            column = self.columns[word] = [
+                weight * word_similarity(q, word)
+                for q, weight in zip(self.query, self.weighed, strict=True)
+            ]
+        return column
 
 
 def _best_pairing(similarities: list[list[float]], width: int) -> tuple[float, int]:
     """Return the largest total of pairs, one name word per query word, and
     how many name words were paired.
 
-    Names and queries have a few words, so every assignment is tried.
+    Names and queries have a few words, so every assignment is tried; for a
+    query of one or two words, without recursion.
     """
+    if len(similarities) == 1:
+        top = max(similarities[0], default=0.0)
+        return (top, 1) if top else (0.0, 0)
+    if len(similarities) == 2:
+        return _best_of_two(*similarities)
     best = (0.0, 0)
 
     def extend(row: int, used: frozenset[int], total: float) -> None:
@@ -455,6 +524,20 @@ def _best_pairing(similarities: list[list[float]], width: int) -> tuple[float, i
                 extend(row + 1, used | {column}, total + value)
 
     extend(0, frozenset(), 0.0)
+    return best
+
+
+def _best_of_two(first: list[float], second: list[float]) -> tuple[float, int]:
+    """Return `_best_pairing` of two query words."""
+    best = (0.0, 0)
+    for alone in (max(first, default=0.0), max(second, default=0.0)):
+        if alone:
+            best = max(best, (alone, 1))
+    for column, value in enumerate(first):
+        if value:
+            for other, added in enumerate(second):
+                if added and other != column:
+                    best = max(best, (value + added, 2))
     return best
 
 

@@ -230,6 +230,33 @@ def test_members_found_by_text_and_as_similar_names_are_listed_once(api, househo
     ]
 
 
+def test_each_search_finds_its_own_similar_members(api, household):
+    """The members' SELECT of literal and similar rows is compiled once per
+    shape: another search of the same shape binds its own words and ids."""
+    build_member(household, "paul", last_name="Mayer")
+    build_member(household, "ines", last_name="Meier")
+    build_member(household, "tom", last_name="Schmitt")
+    build_member(household, "lena", last_name="Schmidt")
+
+    found = [
+        [(i["kind"], i["name"], i["match"]) for i in search(api, query)["items"]]
+        for query in ("Mayer", "Schmitt", "Mayer")
+    ]
+
+    assert (
+        found[0]
+        == found[2]
+        == [
+            ("member", "Paul Mayer", "name"),
+            ("member", "Ines Meier", "similar_name"),
+        ]
+    )
+    assert found[1] == [
+        ("member", "Tom Schmitt", "name"),
+        ("member", "Lena Schmidt", "similar_name"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("stored", "typed"),
     [("Schmidt", "Schmitt"), ("Cohen", "Kohen"), ("Müller", "Mueler")],

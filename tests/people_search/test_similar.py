@@ -1,10 +1,13 @@
 """The whole-name scoring of similar names, without a database."""
 
+import itertools
+
 import pytest
 
 from people_search.engine.similar import (
     SCORE_FLOOR,
     SimilarName,
+    _best_pairing,
     name_score,
     pick_similar,
     query_words,
@@ -60,6 +63,37 @@ def test_an_extra_query_word_costs_but_does_not_exclude():
     score = name_score(query=["anna", "maria", "schmidt"], name=["anna", "schmidt"])
 
     assert SCORE_FLOOR < score < 1.0
+
+
+def every_pairing(similarities, width):
+    """Return the best (total, paired) by trying every assignment."""
+    best = (0.0, 0)
+    choices = [[None, *range(width)]] * len(similarities)
+    for columns in itertools.product(*choices):
+        used = [c for c in columns if c is not None]
+        values = [
+            similarities[row][c] for row, c in enumerate(columns) if c is not None
+        ]
+        if len(set(used)) == len(used) and all(values):
+            best = max(best, (sum(values, 0.0), len(used)))
+    return best
+
+
+@pytest.mark.parametrize(
+    "similarities",
+    [
+        [[0.0, 0.0]],
+        [[0.6, 1.0, 0.0]],
+        [[1.0, 0.9], [0.9, 0.0]],
+        [[0.7, 0.7], [0.7, 0.7]],
+        [[0.0, 0.8, 0.3], [0.0, 0.8, 0.0]],
+        [[0.5], [0.9]],
+        [[0.2, 0.9, 0.4], [0.9, 0.1, 0.0], [0.3, 0.3, 0.8]],
+    ],
+)
+def test_pairing_tries_every_assignment(similarities):
+    width = len(similarities[0])
+    assert _best_pairing(similarities, width) == every_pairing(similarities, width)
 
 
 def test_an_unrelated_name_scores_below_the_floor():
