@@ -1,10 +1,10 @@
 """Reads of the address book: browse lists, ranked picks, recent and single contacts."""
 
-import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from django.db.models import F, QuerySet
 
 from contacts.models import (
@@ -151,10 +151,18 @@ class AddressBookPage:
 
 
 def _within_bytes(rows: list[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """Return the first rows whose JSON stays within the budget."""
+    """Return the first rows whose JSON, as the API writes it, stays within
+    the budget.
+
+    orjson writes the answers (yorik.renderers), so it measures them: a
+    thousand rows take it a few tenths of a millisecond, less than adding up
+    a bound of their sizes in Python did.
+    """
+    if len(orjson.dumps(rows)) <= budget:
+        return rows
     size = 0
     for index, row in enumerate(rows):
-        size += len(json.dumps(row, ensure_ascii=False).encode()) + 2
+        size += len(orjson.dumps(row)) + 1
         if size > budget:
             return rows[:index]
     return rows
@@ -186,21 +194,8 @@ def list_address_book(
     if count > BROWSE_ROWS:
         count = build(household_id=household.pk).count()
         rows = rows[:BROWSE_ROWS]
-    if _most_bytes(rows) > BROWSE_BYTES:
-        rows = _within_bytes(rows, BROWSE_BYTES)
+    rows = _within_bytes(rows, BROWSE_BYTES)
     return AddressBookPage(rows=rows, count=count, truncated=len(rows) < count)
-
-
-def _most_bytes(rows: list[dict[str, Any]]) -> int:
-    """Return the most bytes the rows' JSON can take, without writing it.
-
-    A character takes 6 bytes at most (an escape), a row's keys, id and
-    punctuation under 80.
-    """
-    return sum(
-        80 + 6 * (len(row["display_name"]) + len(row["relation"]) + len(row["kind"]))
-        for row in rows
-    )
 
 
 @dataclass(frozen=True)
