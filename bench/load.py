@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--seconds 60] [--users 32] [--households 5]
         [--workers 2*cores+1] [--worker-class sync|gthread] [--threads 4]
-        [--profile] [--revision REV]
+        [--profile] [--revision REV] [--only TASK]
 
 Needs the bench extra (`pip install -e '.[dev,bench]'`). Runs with the
 production settings (DJANGO_DEBUG=0, the database cache for rate limits) on the
@@ -18,7 +18,9 @@ machine. `--profile` records the gunicorn workers with py-spy meanwhile
 stacks, for `py-spy`'s or any flame graph tool). `--revision` serves
 another revision's app instead, from a temporary git worktree, with this
 checkout's data and locust: run it and this one in turns for a before and
-after on a busy machine. Results:
+after on a busy machine. `--only list_skills` calls nothing but `GET
+/api/skills/`: the request path's own cost (token, rate limit, middleware,
+JSON) without a skill's. Results:
 bench/results/load.{md,json}; the exit code is 1 when any request failed.
 """
 
@@ -379,7 +381,14 @@ def hottest_functions(raw: Path, *, top: int = 60) -> str:
 
 
 def run_locust(
-    *, url: str, plan: Path, users: int, spawn_rate: float, seconds: int, stats: Path
+    *,
+    url: str,
+    plan: Path,
+    users: int,
+    spawn_rate: float,
+    seconds: int,
+    stats: Path,
+    only: str,
 ) -> float:
     """Run locust headless; return the wall time of the run in seconds."""
     command = [
@@ -408,6 +417,7 @@ def run_locust(
             **os.environ,
             "YORIK_LOAD_PLAN": str(plan),
             "YORIK_LOAD_STATS": str(stats),
+            "YORIK_LOAD_ONLY": only,
         },
         check=False,
     )
@@ -441,7 +451,7 @@ def write_results(result: dict[str, Any]) -> str:
         json.dumps(result, indent=2, ensure_ascii=False) + "\n"
     )
     setup_line = (
-        f"{result['revision']}: {result['users']} users "
+        f"{result['revision']}, {result['calls']}: {result['users']} users "
         f"(spawn rate {result['spawn_rate']}/s, no wait "
         f"between calls) for {result['seconds']} s against gunicorn "
         f"({result['gunicorn']}) on {result['cores']} cores, "
@@ -495,6 +505,12 @@ def main() -> int:
         "--profile", action="store_true", help="record the workers with py-spy"
     )
     parser.add_argument("--revision", help="serve this revision's app instead")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="only the calls whose task contains this (list_skills: the request "
+        "path without a skill)",
+    )
     args = parser.parse_args()
     if not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be between 1 and {MAX_SECONDS}")
@@ -560,6 +576,7 @@ def main() -> int:
                 spawn_rate=args.spawn_rate,
                 seconds=args.seconds,
                 stats=work / "stats.json",
+                only=args.only,
             )
             cpu_after = {
                 "gunicorn": cpu_seconds(server.pid),
@@ -589,6 +606,7 @@ def main() -> int:
         "households": len(plan),
         "tokens": tokens,
         "revision": args.revision or "this checkout",
+        "calls": f"only {args.only}" if args.only else "the whole mix",
         "gunicorn": f"{args.workers} {args.worker_class} workers"
         + (f" x {args.threads} threads" if args.worker_class == "gthread" else ""),
         # Other work on the machine skews the numbers; the load average shows it.

@@ -231,6 +231,15 @@ class AssistantBackend(FastHttpUser):
             verify(response, {"skills"}, every_skill)
 
 
+# bench/load.py --only: the tasks whose name contains this, at their weights.
+if ONLY := os.environ.get("YORIK_LOAD_ONLY"):
+    AssistantBackend.tasks = [
+        task for task in AssistantBackend.tasks if ONLY in task.__name__
+    ]
+    if not AssistantBackend.tasks:
+        raise SystemExit(f"No task of bench/locustfile.py is named like {ONLY!r}.")
+
+
 def verify(response: Any, keys: set[str], check: Check | None) -> None:
     """Mark the response failed unless it is a 200 JSON object as expected."""
     if response.status_code != 200:
