@@ -109,6 +109,16 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+# The middleware of an API request with a token (yorik.wsgi): the same
+# headers, language and 503 as any request; DRF authenticates it by its token,
+# so it needs no session, CSRF check, logged-in user, messages or lockouts.
+TOKEN_MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "yorik.middleware.DatabaseUnavailableMiddleware",
+]
 
 ROOT_URLCONF = "yorik.urls"
 WSGI_APPLICATION = "yorik.wsgi.application"

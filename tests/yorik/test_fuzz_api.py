@@ -12,7 +12,6 @@ import pytest
 import schemathesis
 from django.core.management import call_command
 from django.core.signals import request_finished, request_started
-from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, connection, transaction
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
@@ -32,6 +31,7 @@ from compose.models import LetterTemplate
 from contacts.models import Contact
 from contacts.provider_categories import known_category_ids
 from household.models import Membership
+from yorik import wsgi
 from yorik.cards import pick_contact
 from yorik.models import Card
 from yorik.registry import all_skills
@@ -51,7 +51,7 @@ MAX_EXAMPLES = 50
 OPERATIONS = [
     result.ok()
     for result in schemathesis.openapi.from_wsgi(
-        "/api/schema/", get_wsgi_application()
+        "/api/schema/", wsgi.application
     ).get_all_operations()
 ]
 
