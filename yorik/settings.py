@@ -181,10 +181,11 @@ server_settings.append(f"-c work_mem={work_mem}")
 database_options["options"] = " ".join(filter(None, server_settings))
 # Statements written for yorik.database's preparing cursor (the token lookup,
 # rate limit and card INSERT of every API call, queries yorik.compiled compiles
-# once) are prepared by psycopg on their connection once they have run this
-# often, and PostgreSQL stops planning them again; other statements are never
-# prepared. 0 turns it off, for a connection pooler that keeps no prepared
-# statements (PgBouncer before 1.21, or without max_prepared_statements).
+# once, the similar-name lane's) are prepared by psycopg on their connection
+# once they have run this often, and PostgreSQL stops planning them again;
+# other statements are never prepared. 0 turns it off, for a connection
+# pooler that keeps no prepared statements (PgBouncer before 1.21, or without
+# max_prepared_statements).
 prepare_threshold = int(os.environ.get("YORIK_DB_PREPARE_THRESHOLD", "5"))
 database_options["prepare_threshold"] = prepare_threshold or None
 

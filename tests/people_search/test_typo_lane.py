@@ -111,3 +111,34 @@ def test_another_households_names_are_never_similar(api, beckers, other_househol
     body = api.call("find_person", {"query": "Hans Baecker"}).json()
 
     assert [r["display_name"] for r in body["results"]] == ["Hans Becker"]
+
+
+def test_the_lane_is_planned_once_and_still_finds_each_households_own(
+    api, api_as, beckers, other_household
+):
+    """The lane's statement is prepared on the connection after a few calls
+    and planned for no household in particular; each household's calls still
+    find its own names, before and after."""
+    from django.db import connection
+
+    from tests.builders import build_member
+
+    build_contact(other_household, "Hans Bäcker")
+    levi = api_as(build_member(other_household, "dana", role="admin"))
+
+    for _ in range(4):
+        ours = api.call("find_person", {"query": "Hans Bekker"}).json()
+        theirs = levi.call("find_person", {"query": "Hans Bekker"}).json()
+        assert [r["display_name"] for r in ours["results"]] == ["Hans Becker"]
+        assert [r["display_name"] for r in theirs["results"]] == ["Hans Bäcker"]
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE '%%query_words%%'"
+        )
+        plans = cursor.fetchall()
+    assert len(plans) == 1
+    generic, custom = plans[0]
+    assert generic >= 1
+    assert custom == 0
