@@ -3,15 +3,15 @@
 import secrets
 
 from django.contrib.postgres.fields import ArrayField
-from django.contrib.postgres.indexes import GinIndex
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
 from django.db import models
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from household.models import Household, trigram_index
+from household.models import Household
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from yorik.indexes import search_index, trigram_index
 
 
 def new_contact_ref() -> str:
@@ -132,8 +132,8 @@ class Contact(models.Model):
             models.Index(fields=["household", "status", "kind", "sort_name"]),
             # Duplicate proposals join contacts of the same folded name.
             models.Index(fields=["household", "sort_name"]),
-            GinIndex(fields=["tags"], name="contact_tags_gin"),
-            GinIndex(fields=["concepts"], name="contact_concepts_gin"),
+            search_index(fields=["tags"], name="contact_tags_gin"),
+            search_index(fields=["concepts"], name="contact_concepts_gin"),
         ]
 
     def __str__(self) -> str:

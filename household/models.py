@@ -1,7 +1,6 @@
 """The tenant and its people: households, user profiles, memberships, leads, events."""
 
 from django.conf import settings
-from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
@@ -11,6 +10,7 @@ from django.utils.translation import pgettext_lazy
 from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from yorik.indexes import household_trigram_index, trigram_index
 
 
 def validate_region(value: str) -> None:
@@ -19,23 +19,6 @@ def validate_region(value: str) -> None:
             _("%(value)s is not an ISO country code phonenumbers knows."),
             params={"value": value},
         )
-
-
-def trigram_index(field: str, name: str) -> GinIndex:
-    """Return a trigram GIN index that serves LIKE '%term%' on the field."""
-    return GinIndex(OpClass(field, name="gin_trgm_ops"), name=name)
-
-
-def household_trigram_index(field: str, name: str) -> GinIndex:
-    """Return a GIN index of the household and the field's trigrams (btree_gin).
-
-    One index answers `household_id = … AND field LIKE '%term%'`, and the
-    planner costs it as the narrow read it is: beside a trigram index of
-    every household's rows it often preferred to read the whole household
-    through its B-tree and test each row (11 ms for 45,000 leads, 0.5 ms
-    here). A query without the household still uses the trigrams alone.
-    """
-    return GinIndex("household", OpClass(field, name="gin_trgm_ops"), name=name)
 
 
 class Language(models.TextChoices):

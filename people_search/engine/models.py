@@ -1,10 +1,10 @@
 """Name embeddings, kept in their own narrow tables beside the rows they name."""
 
-from django.contrib.postgres.indexes import GinIndex, OpClass
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
 from people_search.engine.embeddings import DIMENSIONS
+from yorik.indexes import trigram_index
 
 
 class Subject(models.TextChoices):
@@ -35,7 +35,7 @@ class NameWord(models.Model):
             ),
         ]
         indexes = [
-            GinIndex(OpClass("word", name="gin_trgm_ops"), name="name_word_trgm"),
+            trigram_index("word", "name_word_trgm"),
             HnswIndex(
                 fields=["embedding"],
                 name="name_word_hnsw",
