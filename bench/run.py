@@ -89,7 +89,7 @@ from people_search.engine.phones import format_phone, phone_query_digits  # noqa
 from people_search.engine.similar import vocabulary_size  # noqa: E402
 from yorik.database import ensure_server  # noqa: E402
 from yorik.registry import get_skill  # noqa: E402
-from yorik.serializers import output_writer  # noqa: E402
+from yorik.serializers import output_writer, validated_inputs  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -604,10 +604,9 @@ class Skills:
 
     def direct(self, skill: str, inputs: Inputs) -> bytes:
         found = get_skill(skill)
-        serializer = found.input_serializer(data=inputs)
-        serializer.is_valid(raise_exception=True)
         answer = found.run(
-            MemberCaller(membership=self.membership), **serializer.validated_data
+            MemberCaller(membership=self.membership),
+            **validated_inputs(found.input_serializer, inputs),
         )
         # Written by its output serializer, as the API writes it; the card is
         # stored by the API layer, so here it is only referenced.

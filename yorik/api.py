@@ -18,7 +18,12 @@ from yorik.registry import (
     manifests_for_tier,
     tools_for_tier,
 )
-from yorik.serializers import StrictChoiceField, StrictSerializer, output_writer
+from yorik.serializers import (
+    StrictChoiceField,
+    StrictSerializer,
+    output_writer,
+    validated_inputs,
+)
 from yorik.throttling import TokenRateThrottle
 
 
@@ -150,9 +155,7 @@ def call_skill(
         raise exceptions.ValidationError(
             {"": ["The body must be a JSON object of the skill's inputs."]}
         )
-    serializer = found.input_serializer(data=inputs)
-    serializer.is_valid(raise_exception=True)
-    answer = found.run(request.user, **serializer.validated_data)
+    answer = found.run(request.user, **validated_inputs(found.input_serializer, inputs))
     return answer_data(request, answer, found.output_serializer)
 
 

@@ -241,3 +241,24 @@ def test_a_body_over_the_upload_limit_is_a_json_413(api, settings, path):
     assert response.status_code == 413
     assert response["Content-Type"] == "application/json"
     assert response.json()["error"]["code"] == "payload_too_large"
+
+
+def test_each_call_is_validated_afresh(api, household):
+    """Input serializers are kept between calls: nothing of one call's inputs,
+    defaults or errors reaches the next."""
+    from tests.builders import build_contact
+
+    for number in range(12):
+        build_contact(household, f"Kept Person{number:02d}", kind="person")
+
+    limited = api.call("find_person", {"query": "Kept", "limit": 3})
+    refused = api.call("find_person", {"query": "Kept", "limit": 0, "nope": 1})
+    defaults = api.call("find_person", {"query": "Kept"})
+    fine = api.call("find_person", {"query": "Kept", "source": "contacts"})
+
+    assert len(limited.json()["results"]) == 3
+    assert refused.status_code == 400
+    assert set(refused.json()["error"]["fields"]) == {"limit", "nope"}
+    assert len(defaults.json()["results"]) == 10
+    assert fine.status_code == 200
+    assert {row["source"] for row in fine.json()["results"]} == {"contacts"}
