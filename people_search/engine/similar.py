@@ -276,7 +276,7 @@ def find_similar_names(
                 # connection, for no values in particular: 0.6 to 1.0 ms
                 # faster a call than planning it for each call's values, at
                 # every size of the bench, with the same rows (bench/README.md,
-                # "The request path").
+                # "The request path, fifth session").
                 sql = sql.replace(_INDEXED_ORDER, _EXACT_ORDER)
                 settings["plan_cache_mode"] = "force_generic_plan"
             else:
