@@ -1,9 +1,9 @@
 """Fault run: stop, then hang, the bundled PostgreSQL under a small load.
 
     .venv/bin/python bench/faults.py [--clients 4] [--baseline 10] [--hang 20]
-        [--after 15] [--workers 2*cores+1]
+        [--after 15] [--server granian|gunicorn] [--workers N] [--threads 2]
 
-Runs gunicorn with the production settings (as bench/load.py does, on the
+Runs the app server with the production settings (as bench/load.py does, on the
 bench database: YORIK_DATA_DIR, default .yorik-bench) and keeps `--clients`
 threads calling find_person over REST and MCP as the demo household's admin.
 Then, in turn:
@@ -19,9 +19,9 @@ Then, in turn:
 Reported per phase: answers by status (and client-side errors such as an
 empty reply or a timeout), the slowest answer, and the recovery time: from
 the fault (stop) or its end (SIGCONT) to the first 200. A request may take
-no longer than gunicorn's 30-second worker timeout, and every answer must be
-a 200 or a JSON 503 `unavailable` with Retry-After; anything else fails the
-run (exit code 1). Results: bench/results/faults.{md,json}.
+no longer than gunicorn's 30-second worker timeout (under either server),
+and every answer must be a 200 or a JSON 503 `unavailable` with Retry-After;
+anything else fails the run (exit code 1). Results: bench/results/faults.{md,json}.
 """
 
 import argparse
@@ -47,17 +47,22 @@ from django.db import connections
 # bench database, as its load run has them.
 from bench.load import (
     RESULTS,
-    free_port,
     import_load_households,
     issue_household_tokens,
-    start_gunicorn,
     stop,
     wait_until_ready,
+)
+from bench.servers import (
+    add_server_arguments,
+    free_port,
+    server_defaults,
+    start_server,
 )
 from yorik.database import server_status, stop_server
 
 MCP_VERSION = "2026-07-28"
-# gunicorn's default worker timeout: a request that takes longer is killed.
+# gunicorn's default worker timeout, which kills a request that takes longer;
+# under granian, which has none, the same bound on every answer.
 WORKER_TIMEOUT = 30
 
 
@@ -215,8 +220,9 @@ def write_results(result: dict[str, Any]) -> str:
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "faults.json").write_text(json.dumps(result, indent=2) + "\n")
     lines = [
-        f"{result['clients']} clients (REST and MCP find_person) against gunicorn "
-        f"({result['workers']} sync workers, {WORKER_TIMEOUT} s worker timeout) on "
+        f"{result['clients']} clients (REST and MCP find_person) against "
+        f"{result['server']} ({result['workers']} workers x {result['threads']} "
+        f"threads; no answer may take {WORKER_TIMEOUT} s) on "
         f"{result['cores']} cores; connect timeout {result['connect_timeout']} s, "
         f"statement timeout {result['statement_timeout']} s. "
         f"Load average before {result['load_average_before']}, "
@@ -271,8 +277,9 @@ def main() -> int:
     parser.add_argument("--baseline", type=float, default=10)
     parser.add_argument("--hang", type=float, default=20)
     parser.add_argument("--after", type=float, default=15)
-    parser.add_argument("--workers", type=int, default=2 * cores + 1)
+    add_server_arguments(parser)
     args = parser.parse_args()
+    server_defaults(args)
     database = settings.DATABASES["default"]
     if "DATA_DIR" not in database:
         parser.error("Needs the bundled PostgreSQL: unset DATABASE_URL.")
@@ -287,9 +294,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="yorik-faults-") as scratch:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        log = Path(scratch) / "gunicorn.log"
-        server = start_gunicorn(
-            port=port, workers=args.workers, worker_class="sync", threads=1, log=log
+        log = Path(scratch) / "server.log"
+        server = start_server(
+            port=port,
+            workers=args.workers,
+            log=log,
+            server=args.server,
+            worker_class=args.worker_class,
+            threads=args.threads,
         )
         try:
             wait_until_ready(server=server, url=url, token=token, log=log)
@@ -348,7 +360,9 @@ def main() -> int:
     result = {
         "cores": cores,
         "clients": args.clients,
+        "server": args.server,
         "workers": args.workers,
+        "threads": args.threads,
         "connect_timeout": database["OPTIONS"].get("connect_timeout"),
         "statement_timeout": os.environ.get("YORIK_DB_STATEMENT_TIMEOUT", "10"),
         "load_average_before": [round(v, 2) for v in load_before],

@@ -1,4 +1,4 @@
-"""Fuzz the agent API at length: schemathesis against gunicorn on the bench data.
+"""Fuzz the agent API at length: schemathesis against the app server on the bench data.
 
     .venv/bin/python bench/fuzz.py [--max-examples 500] [--seconds 600] [--seed 1]
                                    [-- more `schemathesis run` options]
@@ -6,10 +6,11 @@
 Runs with the production settings (DJANGO_DEBUG=0, rate limits in the database
 cache) on the bench database (YORIK_DATA_DIR, default .yorik-bench): loads the
 demo households, issues an API token for the Becker household's admin, starts
-gunicorn on a free loopback port and runs `schemathesis run` on /api/schema/
-with every phase (examples, coverage, fuzzing, stateful) and the checks of the
-CI test (tests/yorik/test_fuzz_api.py). Schemathesis prints a summary with each
-failure and a curl command that replays it; the server's tracebacks are in
+the production server (granian) on a free loopback port and runs `schemathesis
+run` on /api/schema/ with every phase (examples, coverage, fuzzing, stateful)
+and the checks of the CI test (tests/yorik/test_fuzz_api.py). Schemathesis
+prints a summary with each failure and a curl command that replays it; the
+server's tracebacks are in
 bench/results/fuzz-server.log, a JUnit report in bench/results/fuzz-junit.xml.
 The exit code is schemathesis': 0 when nothing failed.
 """
@@ -18,7 +19,6 @@ import argparse
 import io
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# Production settings, for preparing the data here and for gunicorn alike.
+# Production settings, for preparing the data here and for the server alike.
 os.environ.update(
     {
         "DJANGO_DEBUG": "0",
@@ -41,6 +41,7 @@ os.environ.update(
 )
 
 from bench.django_setup import ROOT, setup
+from bench.servers import free_port, start_server
 
 setup()
 
@@ -73,43 +74,18 @@ def issue_admin_token() -> str:
     return issue_token(profile=anna.profile, name="fuzz")[1]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_gunicorn(*, port: int, log: Path) -> subprocess.Popen:
-    """Start gunicorn with its log and Django's (tracebacks included) in `log`."""
-    command = [
-        str(BIN / "gunicorn"),
-        "yorik.wsgi",
-        f"--bind=127.0.0.1:{port}",
-        "--workers=2",
-        "--no-control-socket",
-    ]
-    with log.open("w") as output:
-        return subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=os.environ.copy(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-
-
 def wait_until_ready(*, server: subprocess.Popen, schema_url: str) -> None:
-    """Return once the schema is served; raise if gunicorn died or stayed silent."""
+    """Return once the schema is served; raise if the server died or stayed silent."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError("gunicorn exited; see bench/results/fuzz-server.log")
+            raise RuntimeError("the server exited; see bench/results/fuzz-server.log")
         try:
             with urllib.request.urlopen(schema_url, timeout=5):  # noqa: S310
                 return
         except (urllib.error.URLError, ConnectionError):
             time.sleep(0.5)
-    raise RuntimeError("gunicorn did not answer within 60 s")
+    raise RuntimeError("the server did not answer within 60 s")
 
 
 def run_schemathesis(*, schema_url: str, token: str, args: argparse.Namespace) -> int:
@@ -156,7 +132,9 @@ def main() -> int:
     token = issue_admin_token()
     port = free_port()
     schema_url = f"http://127.0.0.1:{port}/api/schema/"
-    server = start_gunicorn(port=port, log=log)
+    # The production server, with its log and Django's (tracebacks included).
+    log.write_text("")
+    server = start_server(port=port, workers=2, log=log)
     try:
         wait_until_ready(server=server, schema_url=schema_url)
         status = run_schemathesis(schema_url=schema_url, token=token, args=args)

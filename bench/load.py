@@ -1,19 +1,21 @@
-"""Load run: mixed skill calls from several households against gunicorn.
+"""Load run: mixed skill calls from several households against the app server.
 
     .venv/bin/python bench/load.py [--seconds 60] [--users 32] [--households 5]
-        [--workers 2*cores+1] [--worker-class sync|gthread] [--threads 4]
-        [--profile] [--revision REV] [--only TASK]
+        [--server granian|gunicorn] [--workers N] [--threads N]
+        [--worker-class sync|gthread] [--profile] [--revision REV] [--only TASK]
 
 Needs the bench extra (`pip install -e '.[dev,bench]'`). Runs with the
 production settings (DJANGO_DEBUG=0, the database cache for rate limits) on the
 bench database (YORIK_DATA_DIR, default .yorik-bench): imports copies of the demo
 households under their own slugs and logins, issues one API token per household
-admin and member, starts gunicorn on a free loopback port, and lets locust
+admin and member, starts the server as README's production section runs it
+(granian: a worker a core, two blocking threads each; or gunicorn, twice the
+cores and one sync workers) on a free loopback port, and lets locust
 (headless, bench/locustfile.py) call every skill with each household's own names,
 phones, contact ids and templates. Any answer but a 200 with the expected JSON
-counts as an error. The CPU time gunicorn, PostgreSQL and locust spend during
+counts as an error. The CPU time the server, PostgreSQL and locust spend during
 the run is divided by the calls answered: what one call costs, however busy the
-machine. `--profile` records the gunicorn workers with py-spy meanwhile
+machine. `--profile` records the server's workers with py-spy meanwhile
 (bench/results/load-profile.txt, the hottest functions; load-profile.raw, the
 stacks, for `py-spy`'s or any flame graph tool). `--revision` serves
 another revision's app instead, from a temporary git worktree, with this
@@ -33,7 +35,6 @@ import re
 import resource
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -43,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The data is prepared with the same settings gunicorn runs with, so `migrate`
+# The data is prepared with the same settings the server runs with, so `migrate`
 # creates the cache table that production rate limiting counts in.
 PRODUCTION_ENV = {
     "DJANGO_DEBUG": "0",
@@ -58,6 +59,14 @@ os.environ.update(PRODUCTION_ENV)
 
 from bench.checkouts import checkout_of  # noqa: E402
 from bench.django_setup import ROOT, setup  # noqa: E402
+from bench.servers import (  # noqa: E402
+    BIN,
+    add_server_arguments,
+    describe_server,
+    free_port,
+    server_defaults,
+    start_server,
+)
 
 setup()
 
@@ -91,7 +100,6 @@ from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 DEMO_DIR = ROOT / "household" / "demo"
 RESULTS = ROOT / "bench" / "results"
-BIN = Path(sys.executable).parent
 MAX_SECONDS = 300
 
 
@@ -237,48 +245,14 @@ def collect_inputs(*, household: Household, rng: random.Random) -> dict[str, Any
     }
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start_gunicorn(
-    *,
-    port: int,
-    workers: int,
-    worker_class: str,
-    threads: int,
-    log: Path,
-    app: Path = ROOT,
-) -> subprocess.Popen:
-    command = [
-        str(BIN / "gunicorn"),
-        "yorik.wsgi",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--worker-class",
-        worker_class,
-        "--threads",
-        str(threads),
-        "--log-level",
-        "warning",
-        "--error-logfile",
-        str(log),
-    ]
-    return subprocess.Popen(command, cwd=app, env=os.environ.copy())
-
-
 def wait_until_ready(
     *, server: subprocess.Popen, url: str, token: str, log: Path
 ) -> None:
-    """Return once the app answers; raise if gunicorn died or stayed silent."""
+    """Return once the app answers; raise if the server died or stayed silent."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited:\n{log.read_text()}")
+            raise RuntimeError(f"the server exited:\n{log.read_text()}")
         try:
             response = requests.get(
                 f"{url}/api/skills/",
@@ -291,7 +265,7 @@ def wait_until_ready(
         except (requests.ConnectionError, requests.Timeout):
             pass
         time.sleep(0.5)
-    raise RuntimeError(f"gunicorn did not answer within 60 s:\n{log.read_text()}")
+    raise RuntimeError(f"the server did not answer within 60 s:\n{log.read_text()}")
 
 
 def stop(server: subprocess.Popen) -> None:
@@ -332,7 +306,7 @@ def postmaster_pid() -> int | None:
 def start_profiler(
     *, server: subprocess.Popen, seconds: int, output: Path
 ) -> subprocess.Popen:
-    """Record the gunicorn workers with py-spy (raw stacks) for the run."""
+    """Record the server's workers with py-spy (raw stacks) for the run."""
     command = [
         str(BIN / "py-spy"),
         "record",
@@ -371,7 +345,7 @@ def hottest_functions(raw: Path, *, top: int = 60) -> str:
             own[frames[-1]] = own.get(frames[-1], 0) + int(count)
         for frame in set(frames):
             under[frame] = under.get(frame, 0) + int(count)
-    lines = [f"{samples} samples of the gunicorn workers", "", "self %  function"]
+    lines = [f"{samples} samples of the server's workers", "", "self %  function"]
     for frame, count in sorted(own.items(), key=lambda item: -item[1])[:top]:
         lines.append(f"{100 * count / samples:6.1f}  {frame}")
     lines += ["", "total %  function"]
@@ -453,11 +427,11 @@ def write_results(result: dict[str, Any]) -> str:
     setup_line = (
         f"{result['revision']}, {result['calls']}: {result['users']} users "
         f"(spawn rate {result['spawn_rate']}/s, no wait "
-        f"between calls) for {result['seconds']} s against gunicorn "
-        f"({result['gunicorn']}) on {result['cores']} cores, "
+        f"between calls) for {result['seconds']} s against "
+        f"{result['server']} on {result['cores']} cores, "
         f"{result['households']} households, {result['tokens']} API tokens; "
         "production settings, locust on the same machine. "
-        f"CPU per call: gunicorn {result['cpu_ms_per_call']['gunicorn']} ms, "
+        f"CPU per call: server {result['cpu_ms_per_call']['server']} ms, "
         f"PostgreSQL {result['cpu_ms_per_call']['postgres']} ms, "
         f"locust {result['cpu_ms_per_call']['locust']} ms. "
         "Percentiles are locust's (rounded to 2 significant digits above 100 ms). "
@@ -497,9 +471,7 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=32)
     parser.add_argument("--spawn-rate", type=float, default=8)
     parser.add_argument("--households", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=2 * cores + 1)
-    parser.add_argument("--worker-class", choices=["sync", "gthread"], default="sync")
-    parser.add_argument("--threads", type=int, default=4, help="gthread only")
+    add_server_arguments(parser)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--profile", action="store_true", help="record the workers with py-spy"
@@ -514,8 +486,7 @@ def main() -> int:
     args = parser.parse_args()
     if not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--seconds must be between 1 and {MAX_SECONDS}")
-    if args.worker_class == "sync":
-        args.threads = 1
+    server_defaults(args)
 
     # As in a real deployment, so WhiteNoise finds its directory.
     call_command("collectstatic", interactive=False, verbosity=0)
@@ -542,10 +513,11 @@ def main() -> int:
         plan_file.write_text(json.dumps(plan))
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        log = work / "gunicorn.log"
-        server = start_gunicorn(
+        log = work / "server.log"
+        server = start_server(
             port=port,
             workers=args.workers,
+            server=args.server,
             worker_class=args.worker_class,
             threads=args.threads,
             log=log,
@@ -565,7 +537,7 @@ def main() -> int:
             )
             postmaster = postmaster_pid()
             cpu_before = {
-                "gunicorn": cpu_seconds(server.pid),
+                "server": cpu_seconds(server.pid),
                 "postgres": cpu_seconds(postmaster),
                 "locust": ended_children_cpu_seconds(),
             }
@@ -579,7 +551,7 @@ def main() -> int:
                 only=args.only,
             )
             cpu_after = {
-                "gunicorn": cpu_seconds(server.pid),
+                "server": cpu_seconds(server.pid),
                 "postgres": cpu_seconds(postmaster),
                 # Of this process's children only locust has ended meanwhile.
                 "locust": ended_children_cpu_seconds(),
@@ -607,8 +579,7 @@ def main() -> int:
         "tokens": tokens,
         "revision": args.revision or "this checkout",
         "calls": f"only {args.only}" if args.only else "the whole mix",
-        "gunicorn": f"{args.workers} {args.worker_class} workers"
-        + (f" x {args.threads} threads" if args.worker_class == "gthread" else ""),
+        "server": describe_server(args),
         # Other work on the machine skews the numbers; the load average shows it.
         "load_average_before": [round(value, 2) for value in load_before],
         "load_average_after": [round(value, 2) for value in load_after],
@@ -624,7 +595,7 @@ def main() -> int:
     }
     print(write_results(result))
     if server_log.strip():
-        print("gunicorn log:\n" + server_log[-4000:])
+        print("server log:\n" + server_log[-4000:])
     total = rows[-1]
     if total["failures"] or not total["requests"]:
         print(f"FAILED: {total['failures']} of {total['requests']} requests failed.")

@@ -156,10 +156,11 @@ else:
     }
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DJANGO_CONN_MAX_AGE", "60"))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-# A database that is down or hung must not hold a request past gunicorn's
-# 30-second worker timeout: connecting gives up after the connect timeout,
-# PostgreSQL cancels a statement after the statement timeout, and a server
-# that answers nothing at all is given up 2 seconds after that (yorik.database).
+# A database that is down or hung must not hold a request for long (granian
+# has no worker timeout, gunicorn's is 30 s): connecting gives up after the
+# connect timeout, PostgreSQL cancels a statement after the statement
+# timeout, and a server that answers nothing at all is given up 2 seconds
+# after that (yorik.database).
 # Requests then answer 503. manage.py sets no statement timeout for commands
 # other than runserver: imports and migrations take as long as they take.
 database_options = DATABASES["default"].setdefault("OPTIONS", {})

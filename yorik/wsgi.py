@@ -1,4 +1,4 @@
-"""WSGI entry point: `gunicorn yorik.wsgi`.
+"""WSGI entry point: `granian --interface wsgi yorik.wsgi:application`.
 
 A request with an API token (`Authorization: Bearer …`) for a path under
 /api/ goes through settings.TOKEN_MIDDLEWARE only: sessions, CSRF, the

@@ -1,6 +1,7 @@
-"""The WSGI entry point gunicorn serves: API token requests take a shorter way.
+"""The WSGI entry point the app server serves: API token requests take a
+shorter way.
 
-Each request goes through `yorik.wsgi.application`, as under gunicorn, and
+Each request goes through `yorik.wsgi.application`, as under the server, and
 the same request through Django's handler with every middleware; what the
 caller sees must not differ.
 """
