@@ -75,6 +75,7 @@ def start_server(
             str(workers),
             "--blocking-threads",
             str(threads),
+            "--respawn-failed-workers",
             "--log-level",
             "warning",
             "yorik.wsgi:application",

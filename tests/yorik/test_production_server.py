@@ -62,6 +62,7 @@ def server() -> Iterator[str]:
             "2",
             "--blocking-threads",
             "2",
+            "--respawn-failed-workers",
             "yorik.wsgi:application",
         ],
         cwd=ROOT,
