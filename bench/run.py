@@ -3,16 +3,17 @@
     .venv/bin/python bench/run.py [--sizes 1k,10k,50k,100k] [--quick] [--reps 30]
                                   [--no-http] [--no-people] [--only TEXT]
 
-For each data size (a household of N contacts and N members + leads, all
-sizes side by side in one database) and each skill question it reports p50
-and p95 latency through gunicorn on 127.0.0.1 (HTTP) and in-process through
-Django and DRF (the test client: middleware, token check, throttle, skill,
-card, JSON), SELECTs per call and bytes per response. The same questions are
-answered by the naive ORM code a Django developer writes first and by the
-bare SQL of our own queries through psycopg; `ours` in those ratios is the
-skill function itself (validation, queries, output serializer, JSON), the
-level the other two work at. EXPLAIN (ANALYZE) of each question's queries says
-which index served it. With 100k, bench/people.py adds people search at scale.
+For each data size (a household of N contacts and N members + leads, all sizes
+side by side in one database) and each skill question it reports p50 and p95
+latency through the production server (granian) on 127.0.0.1 (HTTP) and
+in-process through Django and DRF (the test client: middleware, token check,
+throttle, skill, card, JSON), SELECTs per call and bytes per response. The same
+questions are answered by the naive ORM code a Django developer writes first
+and by the bare SQL of our own queries through psycopg; `ours` in those ratios
+is the skill function itself (validation, queries, output serializer, JSON),
+the level the other two work at. EXPLAIN (ANALYZE) of each question's queries
+says which index served it. With 100k, bench/people.py adds people search at
+scale.
 Results: bench/results/bench.{md,json} and bench/results/p95.png.
 """
 
@@ -23,8 +24,6 @@ import os
 import platform
 import random
 import secrets
-import socket
-import subprocess
 import sys
 import time
 import uuid
@@ -44,7 +43,7 @@ os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(40))
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,testserver")
 os.environ.setdefault("DJANGO_SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("YORIK_API_RATE", "1000000/min")
-# As the gunicorn run: no log line per MCP call (django_mcpz.calls logs at INFO).
+# As the server's run: no log line per MCP call (django_mcpz.calls logs at INFO).
 os.environ.setdefault("YORIK_LOG_LEVEL", "WARNING")
 from bench.django_setup import ROOT, setup
 
@@ -67,6 +66,7 @@ from rest_framework.settings import api_settings  # noqa: E402
 
 from bench.generate import TEMPLATE_ID, ensure_household  # noqa: E402
 from bench.names_data import VARIANT_FAMILIES  # noqa: E402
+from bench.servers import free_port, start_server  # noqa: E402
 from compose.models import LetterTemplate  # noqa: E402
 from contacts.models import (  # noqa: E402
     Address,
@@ -767,8 +767,8 @@ def run_question(
     first_call = (time.perf_counter() - started) * 1000
     slow = first_call > SLOW_CALL_MS
     if slow:
-        # Repeating it, or sending it to gunicorn (whose workers time out
-        # after 30 s), would tell no more than this one call.
+        # Repeating it, or sending it to the server (where a call of 30 s
+        # would fail the faults check), would tell no more than this one call.
         inputs = inputs[:1]
         captured = [first_statements]
     else:
@@ -908,7 +908,7 @@ def mcp_beside_rest(
     }
 
 
-# HTTP through gunicorn.
+# HTTP through the production server.
 
 
 class HttpClient:
@@ -940,12 +940,11 @@ class HttpClient:
 
 
 @contextmanager
-def gunicorn(workers: int = 2) -> Iterator[HttpClient]:
-    """Serve the app with gunicorn on a free port of 127.0.0.1, production settings."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {
+def app_server(workers: int = 2) -> Iterator[HttpClient]:
+    """Serve the app as production does (granian) on a free port of
+    127.0.0.1, production settings; its log goes to bench/results/."""
+    port = free_port()
+    environment = {
         **os.environ,
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": os.environ["DJANGO_SECRET_KEY"],
@@ -955,22 +954,10 @@ def gunicorn(workers: int = 2) -> Iterator[HttpClient]:
         "YORIK_API_RATE": os.environ["YORIK_API_RATE"],
         "YORIK_LOG_LEVEL": "WARNING",
     }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "yorik.wsgi",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
+    log = RESULTS / "run-server.log"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    log.write_text("")
+    process = start_server(port=port, workers=workers, log=log, environment=environment)
     client = HttpClient(port)
     try:
         deadline = time.monotonic() + 60
@@ -980,7 +967,9 @@ def gunicorn(workers: int = 2) -> Iterator[HttpClient]:
                 break
             except requests.ConnectionError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError("gunicorn did not start") from None
+                    raise RuntimeError(
+                        f"the server did not start:\n{log.read_text()}"
+                    ) from None
                 time.sleep(0.3)
         yield client
     finally:
@@ -1060,12 +1049,12 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "## Latency through the stack",
         "",
-        "Milliseconds. HTTP: gunicorn (2 sync workers) on 127.0.0.1 with a "
+        "Milliseconds. HTTP: granian (2 workers x 2 threads) on 127.0.0.1 with a "
         "keep-alive client; in-process: Django's test client through middleware, "
         "token check, throttle, skill, card and JSON. SELECTs per call: the whole "
         "request / the skill alone. A dash: the skill took over "
         f"{SLOW_CALL_MS / 1000:.0f} s in one call and was timed only once (next "
-        "table); gunicorn's workers would time out at 30 s.",
+        "table).",
         "",
         "| size | question | HTTP p50 | HTTP p95 | in-process p50 | in-process p95 "
         "| SELECTs | bytes |",
@@ -1232,7 +1221,9 @@ def main() -> None:
     )
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-http", action="store_true", help="Skip gunicorn.")
+    parser.add_argument(
+        "--no-http", action="store_true", help="Skip the calls through the server."
+    )
     parser.add_argument(
         "--no-people", action="store_true", help="Skip people search at scale."
     )
@@ -1257,7 +1248,7 @@ def main() -> None:
         report["sizes"][label] = {"contacts": SIZES[label], "people": SIZES[label]}
     report["table_rows"] = table_rows()
     bare = BareSql()
-    with nullcontext() if args.no_http else gunicorn() as http:
+    with nullcontext() if args.no_http else app_server() as http:
         for label, household in households.items():
             skills = Skills(household)
             rng = random.Random(args.seed)

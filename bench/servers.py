@@ -59,9 +59,11 @@ def start_server(
     worker_class: str = "sync",
     threads: int = 2,
     app: Path = ROOT,
+    environment: dict[str, str] | None = None,
 ) -> subprocess.Popen:
     """Start gunicorn (`worker_class` workers, `threads` each for gthread) or
-    granian (`threads` blocking threads a worker) serving `yorik.wsgi`."""
+    granian (`threads` blocking threads a worker) serving `yorik.wsgi`, with
+    this process's environment unless given another."""
     if server == "granian":
         command = [
             str(BIN / "granian"),
@@ -99,7 +101,7 @@ def start_server(
         return subprocess.Popen(
             command,
             cwd=app,
-            env=os.environ.copy(),
+            env=os.environ.copy() if environment is None else environment,
             stdout=output,
             stderr=subprocess.STDOUT,
         )
