@@ -18,7 +18,7 @@ def setup() -> None:
     from django.core.management import call_command
 
     # A benchmark's own work is batch work, as a management command's is: no
-    # statement timeout unless one is set. The servers it starts (gunicorn)
+    # statement timeout unless one is set. The servers it starts (granian)
     # read the environment afresh and keep the timeout requests get.
     batch = "YORIK_DB_STATEMENT_TIMEOUT" not in os.environ
     if batch:

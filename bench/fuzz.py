@@ -10,8 +10,8 @@ the production server (granian) on a free loopback port and runs `schemathesis
 run` on /api/schema/ with every phase (examples, coverage, fuzzing, stateful)
 and the checks of the CI test (tests/yorik/test_fuzz_api.py). Schemathesis
 prints a summary with each failure and a curl command that replays it; the
-server's tracebacks are in
-bench/results/fuzz-server.log, a JUnit report in bench/results/fuzz-junit.xml.
+server's tracebacks are in bench/results/fuzz-server.log, a JUnit report in
+bench/results/fuzz-junit.xml.
 The exit code is schemathesis': 0 when nothing failed.
 """
 
@@ -41,7 +41,7 @@ os.environ.update(
 )
 
 from bench.django_setup import ROOT, setup
-from bench.servers import free_port, start_server
+from bench.servers import BIN, free_port, start_server
 
 setup()
 
@@ -51,7 +51,6 @@ from household.models import Membership  # noqa: E402
 from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-BIN = Path(sys.executable).parent
 CHECKS = [
     "not_a_server_error",
     "status_code_conformance",

@@ -767,8 +767,8 @@ def run_question(
     first_call = (time.perf_counter() - started) * 1000
     slow = first_call > SLOW_CALL_MS
     if slow:
-        # Repeating it, or sending it to the server (where a call of 30 s
-        # would fail the faults check), would tell no more than this one call.
+        # Repeating it, or sending it through the server as well, would tell
+        # no more than this one call.
         inputs = inputs[:1]
         captured = [first_statements]
     else:

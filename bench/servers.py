@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.django_setup import ROOT
+
 BIN = Path(sys.executable).parent
 
 
