@@ -211,8 +211,8 @@ two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 
     output_serializer=FindPersonOutput,
     cost=(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
-        "when nobody matches by name, 1 similar-name lookup and 1 more SELECT "
-        "per source it found candidates in"
+        "when nobody matches by name, 1 similar-name lookup (2 SELECTs) and 1 "
+        "more SELECT per source it found candidates in"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects=(
@@ -327,7 +327,7 @@ Leads appear only as far as the caller's lead access allows.""",
     input_serializer=PeopleSearchInput,
     output_serializer=PeopleSearchOutput,
     cost=(
-        "2-3 indexed SELECTs (members, leads, similar names), and one count of "
+        "2-4 indexed SELECTs (members, leads, 2 for similar names), and one count of "
         "the household's name words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
@@ -400,7 +400,7 @@ for members and leads only people_search.""",
     input_serializer=SearchAnythingInput,
     output_serializer=SearchAnythingOutput,
     cost=(
-        "Up to 4 indexed SELECTs, 2 more (a similar-name lookup and a SELECT) "
+        "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
         "when no contact matches by name, and one count of the household's name "
         "words every 5 minutes"
     ),

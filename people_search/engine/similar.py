@@ -1,9 +1,11 @@
 """Similar names: the household's names closest to a misspelled one, as a whole.
 
-Each distinct word of a household's names is embedded once (NameWord). One
-query fetches, for each query word, the household's words near it by
-embedding or by trigram similarity, the rows using them, and every word of
-the best of those rows. Each row is then scored as a whole: the query's words
+Each distinct word of a household's names is embedded once (NameWord). A
+first query fetches, for each query word, the household's words near it by
+embedding or by trigram similarity; each is scored against the query's words
+as the rows will be. A second fetches the rows using the words worth it,
+ranked by those scores, and every word of the best of them. Each row is then
+scored as a whole: the query's words
 are aligned with the row's in any order, a missing or extra word costs
 instead of excluding, and only the rows close to the best one are returned,
 followed by the few rows sharing a rare surname that no close row has.
@@ -50,48 +52,52 @@ CANDIDATES = 8
 _COUNT_TTL = 300
 
 # For each query word, the household's words nearest to it by embedding and
-# those similar by trigrams; each of them scored against every query word;
-# the rows using them, ranked by how much of the query they cover; and every
-# word of the best rows. The query words are materialised so each is cast to
-# a vector once; inlined, the cast ran for every row it was compared with.
-# The word scores are materialised too: inlined, each was computed again for
-# every row using the word.
-_NEAREST = """
+# those similar by trigrams. The query words are materialised so each is cast
+# to a vector once; inlined, the cast ran for every word it was compared with.
+_NEAR_WORDS = """
     WITH query_words AS MATERIALIZED (
-        SELECT position, word, vector::vector AS vector
+        SELECT word, vector::vector AS vector
         FROM unnest(%(words)s::text[], %(vectors)s::text[])
-            WITH ORDINALITY AS query_word(word, vector, position)
-    ),
-    near_words AS (
-        SELECT near.id
-        FROM query_words
-        CROSS JOIN LATERAL (
-            SELECT id, embedding <=> query_words.vector AS distance
-            FROM people_search_nameword
-            WHERE household_id = %(household)s
-            ORDER BY embedding <=> query_words.vector
-            LIMIT %(per_word)s
-        ) AS near
-        WHERE near.distance <= 1 - %(floor)s
-        UNION
-        SELECT name_word.id
-        FROM query_words
-        JOIN people_search_nameword AS name_word
-            ON name_word.household_id = %(household)s
-            AND name_word.word %% query_words.word
-    ),
-    word_scores AS MATERIALIZED (
-        SELECT name_word.id, query_words.position, greatest(
-            1 - (name_word.embedding <=> query_words.vector),
-            similarity(name_word.word, query_words.word)
-        ) AS similarity
-        FROM near_words
-        JOIN people_search_nameword AS name_word ON name_word.id = near_words.id
-        CROSS JOIN query_words
+            AS query_word(word, vector)
+    )
+    SELECT near.id, near.word
+    FROM query_words
+    CROSS JOIN LATERAL (
+        SELECT id, word, embedding <=> query_words.vector AS distance
+        FROM people_search_nameword
+        WHERE household_id = %(household)s
+        ORDER BY embedding <=> query_words.vector
+        LIMIT %(per_word)s
+    ) AS near
+    WHERE near.distance <= 1 - %(floor)s
+    UNION
+    SELECT name_word.id, name_word.word
+    FROM query_words
+    JOIN people_search_nameword AS name_word
+        ON name_word.household_id = %(household)s
+        AND name_word.word %% query_words.word
+"""
+_INDEXED_ORDER = "ORDER BY embedding <=> query_words.vector"
+_EXACT_ORDER = "ORDER BY (embedding <=> query_words.vector) + 0"
+# The rows using the near words, each word with its similarity to each query
+# word as `word_similarity` has it; each query word's crowd (the rows with a
+# word _SHARED_WORD like it, as `surname_rows` counts a surname's) and weight
+# (`word_weight`); the rows ranked by the weighted sum of their best
+# similarity to each query word; and every word of the best of them. Rows
+# with every query word as written are literal matches, which text search
+# finds: one of them is kept, to tell `pick_similar` that one exists, and
+# none takes a similar name's place.
+_ROWS = """
+    WITH word_scores AS MATERIALIZED (
+        SELECT *
+        FROM unnest(
+            %(ids)s::integer[], %(positions)s::integer[],
+            %(similarities)s::float8[], %(exact)s::boolean[]
+        ) AS word_score(id, position, similarity, exact)
     ),
     reached AS MATERIALIZED (
-        SELECT uses.subject, uses.subject_id,
-            {best_per_word}
+        SELECT uses.subject, uses.subject_id, {best_per_word},
+            %(literal)s AND {exact_per_word} AS literal
         FROM word_scores
         CROSS JOIN LATERAL (
             SELECT subject, subject_id
@@ -101,18 +107,32 @@ _NEAREST = """
             -- scan of every household's words.
             OFFSET 0
         ) AS uses
-        WHERE word_scores.similarity >= least(%(floor)s, %(trigram_floor)s)
         GROUP BY 1, 2
     ),
-    candidates AS MATERIALIZED (
-        SELECT subject, subject_id
+    crowds AS MATERIALIZED (
+        SELECT {crowd_per_word}
         FROM reached
-        ORDER BY {score} DESC, subject_id
-        LIMIT %(candidates)s
     ),
-    crowds AS (
-        SELECT ARRAY[{crowd_per_word}] AS crowds
-        FROM reached
+    weights AS MATERIALIZED (
+        SELECT {weight_per_word}
+        FROM crowds
+    ),
+    candidates AS MATERIALIZED (
+        (
+            SELECT subject, subject_id
+            FROM reached
+            CROSS JOIN weights
+            WHERE NOT literal
+            ORDER BY {score} DESC, subject_id
+            LIMIT %(candidates)s
+        )
+        UNION ALL
+        (
+            SELECT subject, subject_id
+            FROM reached
+            WHERE literal
+            LIMIT 1
+        )
     )
     SELECT candidates.subject, candidates.subject_id, ARRAY(
         SELECT name_word.word
@@ -120,49 +140,55 @@ _NEAREST = """
         JOIN people_search_nameword AS name_word ON name_word.id = uses.word_id
         WHERE uses.subject = candidates.subject
             AND uses.subject_id = candidates.subject_id
-    ), crowds.crowds
+    ), ARRAY[{crowds}]
     FROM candidates
     CROSS JOIN crowds
 """
-_INDEXED_ORDER = "ORDER BY embedding <=> query_words.vector"
-_EXACT_ORDER = "ORDER BY (embedding <=> query_words.vector) + 0"
 # Distinct words near one query word: spelling variants, not a crowd.
 _PER_WORD = 40
-# Rows scored in Python: enough that the person meant is among them when
-# common first names crowd the query.
-_SCORED_ROWS = 200
-# Similarity at which a row counts towards a query word's crowd.
-_CLOSE = 0.6
+# Rows scored in Python. The statement ranks them nearly as Python scores
+# them (not pairing words one to one, not charging a word left out), so few
+# are needed; with 200 ranked by embedding and trigrams, names.py found as
+# many (bench/README.md, "Ranking the lane's rows by their final scores").
+_SCORED_ROWS = 50
 _MAX_WORDS = 5
 
 
-@lru_cache(maxsize=2 * _MAX_WORDS)
-def _nearest_sql(template: str, words: int) -> str:
-    """Return the statement for this many query words: a row's best
-    similarity to each is a column of one grouping of the rows reached, its
-    score their sum, and each word's crowd the rows at least _CLOSE to it."""
+@lru_cache(maxsize=_MAX_WORDS)
+def _rows_sql(words: int) -> str:
+    """Return the rows' statement for this many query words: a row's best
+    similarity to each is a column of one grouping of the rows reached, and
+    its score their sum, each weighted by the rows sharing it."""
     positions = range(1, words + 1)
-    return (
-        template.replace(
-            "{best_per_word}",
-            ", ".join(
-                "max(word_scores.similarity) FILTER (WHERE word_scores.position = "
-                f"{position}) AS best_{position}"
-                for position in positions
-            ),
-        )
-        .replace(
-            "{score}",
-            " + ".join(f"coalesce(best_{position}, 0)" for position in positions),
-        )
-        .replace(
-            "{crowd_per_word}",
-            ", ".join(
-                f"count(*) FILTER (WHERE best_{position} >= %(close)s)"
-                for position in positions
-            ),
-        )
-    )
+    columns = {
+        "{best_per_word}": ", ".join(
+            "max(word_scores.similarity) FILTER (WHERE word_scores.position = "
+            f"{position}) AS best_{position}"
+            for position in positions
+        ),
+        "{exact_per_word}": " AND ".join(
+            "coalesce(bool_or(word_scores.exact) FILTER (WHERE "
+            f"word_scores.position = {position}), false)"
+            for position in positions
+        ),
+        "{crowd_per_word}": ", ".join(
+            f"count(*) FILTER (WHERE best_{position} >= %(close)s) AS crowd_{position}"
+            for position in positions
+        ),
+        "{weight_per_word}": ", ".join(
+            f"1 / sqrt(ln(3 + crowd_{position})) AS weight_{position}"
+            for position in positions
+        ),
+        "{score}": " + ".join(
+            f"coalesce(best_{position}, 0) * weight_{position}"
+            for position in positions
+        ),
+        "{crowds}": ", ".join(f"crowd_{position}" for position in positions),
+    }
+    sql = _ROWS
+    for marker, text in columns.items():
+        sql = sql.replace(marker, text)
+    return sql
 
 
 # Words less alike than this are different words, not a misspelling.
@@ -248,37 +274,28 @@ def find_similar_names(
     except EmbeddingError:
         logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
         return []
-    parameters = {
-        "household": household_id,
-        "subjects": list(subjects),
-        "words": fetched,
-        "vectors": [str(vector) for vector in vectors],
-        "per_word": _PER_WORD,
-        "floor": floor,
-        "trigram_floor": trigram_floor,
-        "candidates": _SCORED_ROWS,
-        "close": _CLOSE,
-    }
+    typed = typed_words(name)
     try:
         with transaction.atomic():
             # The trigram index answers `%` with this threshold.
             settings = {
-                "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0)))
+                "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0))),
+                # Both statements have one plan whatever the household and
+                # the words (the household's words through its index, each
+                # near word's rows through theirs), so they are prepared and
+                # planned once per connection, for no values in particular:
+                # 0.6 to 1.0 ms faster a call than planning for each call's
+                # values, at every size of the bench, with the same rows
+                # (bench/README.md, "The request path, fifth session").
+                # PostgreSQL's own choice kept planning them per call.
+                "plan_cache_mode": "force_generic_plan",
             }
-            sql = _nearest_sql(_NEAREST, len(fetched))
+            near_sql = _NEAR_WORDS
             exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
             if exact:
                 # An order no HNSW index serves: the household's words are
-                # sorted by their distance, exactly. The plan is then the same
-                # whatever the household and the words (the household's words
-                # through its index, each near word's rows through theirs),
-                # so the statement is prepared and planned once per
-                # connection, for no values in particular: 0.6 to 1.0 ms
-                # faster a call than planning it for each call's values, at
-                # every size of the bench, with the same rows (bench/README.md,
-                # "The request path, fifth session").
-                sql = sql.replace(_INDEXED_ORDER, _EXACT_ORDER)
-                settings["plan_cache_mode"] = "force_generic_plan"
+                # sorted by their distance, exactly.
+                near_sql = near_sql.replace(_INDEXED_ORDER, _EXACT_ORDER)
             else:
                 # The HNSW index walks, filtered by household.
                 settings["hnsw.iterative_scan"] = "relaxed_order"
@@ -296,7 +313,35 @@ def find_similar_names(
             with (
                 connection.preparing_cursor() if exact else connection.cursor()
             ) as cursor:
-                cursor.execute(sql, parameters)
+                cursor.execute(
+                    near_sql,
+                    {
+                        "household": household_id,
+                        "words": fetched,
+                        "vectors": [str(vector) for vector in vectors],
+                        "per_word": _PER_WORD,
+                        "floor": floor,
+                    },
+                )
+                scores = word_scores(fetched, cursor.fetchall())
+            if not scores.ids:
+                return []
+            with connection.preparing_cursor() as cursor:
+                cursor.execute(
+                    _rows_sql(len(fetched)),
+                    {
+                        "ids": scores.ids,
+                        "positions": scores.positions,
+                        "similarities": scores.similarities,
+                        "exact": scores.exact,
+                        # Only when the query's words are all looked up can
+                        # a row be told literal by them.
+                        "literal": typed == set(fetched),
+                        "subjects": list(subjects),
+                        "candidates": _SCORED_ROWS,
+                        "close": _SHARED_WORD,
+                    },
+                )
                 rows = cursor.fetchall()
     except DatabaseError:
         logger.warning(
@@ -307,7 +352,7 @@ def find_similar_names(
     crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
     return pick_similar(
         query=words,
-        typed=typed_words(name),
+        typed=typed,
         names=names,
         crowds=crowds,
         surname=surname_words(name),
@@ -315,6 +360,37 @@ def find_similar_names(
         margin=margin,
         limit=limit,
     )
+
+
+@dataclass(frozen=True)
+class WordScores:
+    """The household's words worth a row's look, as four parallel columns:
+    each word's id, the query word (1-based) it is like, how alike, and
+    whether it is that word as written."""
+
+    ids: list[int]
+    positions: list[int]
+    similarities: list[float]
+    exact: list[bool]
+
+
+def word_scores(query: Sequence[str], near: Sequence[tuple[int, str]]) -> WordScores:
+    """Return each near word's `word_similarity` to each query word it is like.
+
+    The statement that found them judged by embedding and trigrams; the
+    rows are ranked by what scores them in the end, so a word found but
+    unlike every query word reaches no row.
+    """
+    scores = WordScores([], [], [], [])
+    for word_id, word in near:
+        for position, query_word in enumerate(query, start=1):
+            similarity = word_similarity(query_word, word)
+            if similarity:
+                scores.ids.append(word_id)
+                scores.positions.append(position)
+                scores.similarities.append(similarity)
+                scores.exact.append(word == query_word)
+    return scores
 
 
 def query_words(name: str) -> list[str]:
@@ -473,8 +549,8 @@ def name_score(
 
 class _NameScores:
     """`name_score` of one query for many names: each distinct name is scored
-    once, and each distinct word compared with the query once (the up to 200
-    rows a large household's lane scores share many names and words)."""
+    once, and each distinct word compared with the query once (the rows a
+    large household's lane scores share many names and words)."""
 
     def __init__(self, query: Sequence[str], weights: dict[str, float]) -> None:
         self.query = query

@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -365,6 +367,25 @@ def test_the_lane_returns_at_most_8_similar_rows(household):
     assert {candidate.subject for candidate in found} == {"lead"}
 
 
+def test_a_misspelled_surname_is_found_among_many_sharing_the_first_name(
+    api, household
+):
+    """More people share the first name than the lane scores; the one whose
+    surname is like the query's comes first all the same."""
+    for stem, ending in itertools.product(
+        ["Bau", "Berg", "Dorn", "Eich", "Feld", "Holz", "Kamp", "Lind", "Mohr"],
+        ["er", "ner", "mann", "hoff", "stein", "ling", "bach", "meier"],
+    ):
+        build_lead(household, "Anna", last_name=stem + ending)
+    build_lead(household, "Anna", last_name="Stephens")
+
+    body = search(api, "Anna Stepehns")
+
+    assert [(i["name"], i["match"]) for i in body["items"]] == [
+        ("Anna Stephens", "similar_name")
+    ]
+
+
 def test_unknown_name_finds_no_one(api, household):
     for first, last in [("Anna", "Meier"), ("Jonas", "Becker"), ("Dana", "Levi")]:
         build_lead(household, first, last_name=last)
@@ -408,7 +429,7 @@ def test_search_degrades_to_text_and_phone_when_embedding_fails(
 
 def test_search_degrades_when_the_vector_query_fails(api, household, monkeypatch):
     build_lead(household, "Anna", last_name="Meier")
-    monkeypatch.setattr(similar, "_NEAREST", "SELECT * FROM no_such_table")
+    monkeypatch.setattr(similar, "_NEAR_WORDS", "SELECT * FROM no_such_table")
 
     assert [i["name"] for i in search(api, "Meier")["items"]] == ["Anna Meier"]
 

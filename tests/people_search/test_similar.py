@@ -13,6 +13,7 @@ from people_search.engine.similar import (
     query_words,
     sound_key,
     surname_words,
+    word_scores,
     word_similarity,
 )
 
@@ -284,3 +285,24 @@ def test_a_surname_of_two_words_needs_both():
 )
 def test_the_surname_is_the_last_part_or_what_comes_before_a_comma(typed, surname):
     assert surname_words(typed) == surname
+
+
+def test_near_words_are_scored_against_each_query_word_they_are_like():
+    scores = word_scores(
+        ["thomas", "muller"], [(1, "thomas"), (2, "mueller"), (3, "tomas")]
+    )
+
+    assert list(zip(scores.ids, scores.positions, scores.exact, strict=True)) == [
+        (1, 1, True),
+        (2, 2, False),
+        (3, 1, False),
+    ]
+    assert scores.similarities[0] == 1.0
+    assert scores.similarities[1] == word_similarity("muller", "mueller")
+
+
+def test_a_near_word_unlike_every_query_word_reaches_no_row():
+    """Embedding and trigrams found it; the score would give it nothing."""
+    scores = word_scores(["stephens"], [(1, "stevens"), (2, "stahl")])
+
+    assert scores.ids == [1]

@@ -141,7 +141,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         once it has run `prepare_threshold` times (OPTIONS, see settings) and
         PostgreSQL reuses the plan. Only for SQL written or compiled for it
         (yorik.compiled, yorik.rate_limits, yorik.bulk.insert_row, the
-        similar-name lane's statement).
+        similar-name lane's statements).
         """
         self.close_if_health_check_failed()
         self.ensure_connection()
