@@ -367,6 +367,20 @@ def test_the_lane_returns_at_most_8_similar_rows(household):
     assert {candidate.subject for candidate in found} == {"lead"}
 
 
+def test_literal_namesakes_leave_the_lane_room_for_similar_names(household):
+    """More people have the query's name as written than the lane scores;
+    text search finds them, and the lane still finds the one spelled alike."""
+    for _ in range(60):
+        build_lead(household, "Kim", last_name="Müller")
+    muler = build_lead(household, "Kim", last_name="Müler")
+
+    found = similar.find_similar_names(
+        household_id=household.pk, name="Kim Müller", subjects=["lead"]
+    )
+
+    assert [candidate.subject_id for candidate in found] == [muler.pk]
+
+
 def test_a_misspelled_surname_is_found_among_many_sharing_the_first_name(
     api, household
 ):
