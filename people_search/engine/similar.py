@@ -91,7 +91,7 @@ _ROWS = """
     WITH word_scores AS MATERIALIZED (
         SELECT *
         FROM unnest(
-            %(ids)s::integer[], %(positions)s::integer[],
+            %(ids)s::bigint[], %(positions)s::integer[],
             %(similarities)s::float8[], %(exact)s::boolean[]
         ) AS word_score(id, position, similarity, exact)
     ),
