@@ -1,7 +1,13 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
 from django.utils.translation import gettext_lazy as _
 
 
 class PeopleSearchConfig(AppConfig):
     name = "people_search"
     verbose_name = _("People search")
+
+    def ready(self) -> None:
+        from people_search.engine.similar import use_trigram_floor
+
+        connection_created.connect(use_trigram_floor)

@@ -179,6 +179,13 @@ work_mem = os.environ.get("YORIK_DB_WORK_MEM", "16MB")
 if not re.fullmatch(r"\d+(kB|MB|GB)?", work_mem):
     raise ImproperlyConfigured("YORIK_DB_WORK_MEM must be a size such as 16MB.")
 server_settings.append(f"-c work_mem={work_mem}")
+# The preparing cursor's statements have one plan each, whatever their values:
+# rows by key (the token, the card, the rate counter, yorik.compiled's) and
+# the similar-name lane's (its words through the household's index, each near
+# word's rows through theirs, at every size of the bench). PostgreSQL's own
+# choice ("auto") kept planning the lane's anew on every call, 0.6 to 1.0 ms
+# more a search (bench/README.md, "The request path, fifth session").
+server_settings.append("-c plan_cache_mode=force_generic_plan")
 database_options["options"] = " ".join(filter(None, server_settings))
 # Statements written for yorik.database's preparing cursor (the token lookup,
 # rate limit and card INSERT of every API call, queries yorik.compiled compiles

@@ -14,12 +14,14 @@ large one asks the HNSW index with iterative scan. bench/names.py measures
 the lane against pg_trgm on the whole name and times both paths.
 """
 
+import contextlib
 import logging
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import jellyfish
 from django.core.cache import caches
@@ -255,7 +257,6 @@ def find_similar_names(
     subjects: Sequence[str],
     limit: int = CANDIDATES,
     floor: float = SIMILARITY_FLOOR,
-    trigram_floor: float = TRIGRAM_FLOOR,
     score_floor: float = SCORE_FLOOR,
     margin: float = SCORE_MARGIN,
 ) -> list[SimilarName]:
@@ -275,42 +276,31 @@ def find_similar_names(
         logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
         return []
     typed = typed_words(name)
+    exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
     try:
-        with transaction.atomic():
-            # The trigram index answers `%` with this threshold.
-            settings = {
-                "pg_trgm.similarity_threshold": str(float(min(trigram_floor, 1.0))),
-                # Both statements have one plan whatever the household and
-                # the words (the household's words through its index, each
-                # near word's rows through theirs), so they are prepared and
-                # planned once per connection, for no values in particular.
-                # For the lane's one statement before it was split in two,
-                # that was 0.6 to 1.0 ms faster a call than planning for each
-                # call's values, at every size of the bench, with the same
-                # rows (bench/README.md, "The request path, fifth session");
-                # PostgreSQL's own choice kept planning it per call.
-                "plan_cache_mode": "force_generic_plan",
-            }
+        # A statement that fails must not spoil a caller's transaction, so
+        # inside one the lane has a savepoint. On its own it needs a
+        # transaction only for the HNSW settings; the exact scan runs
+        # without one, which spares it three round trips (BEGIN, SET, COMMIT).
+        with (
+            transaction.atomic()
+            if connection.in_atomic_block or not exact
+            else contextlib.nullcontext()
+        ):
             near_sql = _NEAR_WORDS
-            exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
             if exact:
                 # An order no HNSW index serves: the household's words are
                 # sorted by their distance, exactly.
                 near_sql = near_sql.replace(_INDEXED_ORDER, _EXACT_ORDER)
             else:
-                # The HNSW index walks, filtered by household.
-                settings["hnsw.iterative_scan"] = "relaxed_order"
-                settings["hnsw.ef_search"] = str(_PER_WORD)
-            # Every SET LOCAL in one round trip: the values are the module's
-            # own numbers and words, written out, so the statements go as one
-            # text without parameters.
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "; ".join(
-                        f"SET LOCAL {name} = {value}"
-                        for name, value in settings.items()
+                # The HNSW index walks, filtered by household. The values are
+                # the module's own numbers and words, written out, so both
+                # settings go as one text without parameters.
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "SET LOCAL hnsw.iterative_scan = relaxed_order; "
+                        f"SET LOCAL hnsw.ef_search = {_PER_WORD}"
                     )
-                )
             with (
                 connection.preparing_cursor() if exact else connection.cursor()
             ) as cursor:
@@ -361,6 +351,17 @@ def find_similar_names(
         margin=margin,
         limit=limit,
     )
+
+
+def use_trigram_floor(*, connection: Any, **kwargs: Any) -> None:
+    """Give a new database connection the threshold `%` finds near words by.
+
+    Sent with Django's `connection_created`: once a connection, rather than
+    in a transaction of every similar-name search.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"SET pg_trgm.similarity_threshold = {TRIGRAM_FLOOR:g}")
 
 
 @dataclass

@@ -448,6 +448,48 @@ def test_search_degrades_when_the_vector_query_fails(api, household, monkeypatch
     assert [i["name"] for i in search(api, "Meier")["items"]] == ["Anna Meier"]
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_search_on_its_own_sends_only_the_lanes_two_selects(household):
+    """As a skill call runs it, outside any transaction: the trigram
+    threshold and the plans come with the connection, so the exact scan
+    needs no transaction and no settings of its own."""
+    mayer = build_lead(household, "Peter", last_name="Mayer")
+    similar.vocabulary_size(household.pk)
+
+    with CaptureQueriesContext(connection) as context:
+        found = similar.find_similar_names(
+            household_id=household.pk, name="Meier", subjects=["lead"]
+        )
+
+    assert [candidate.subject_id for candidate in found] == [mayer.pk]
+    statements = [query["sql"].split()[0].upper() for query in context.captured_queries]
+    assert statements == ["WITH", "WITH"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_search_outside_a_transaction_degrades_when_the_vector_query_fails(
+    api, household, monkeypatch
+):
+    build_lead(household, "Anna", last_name="Meier")
+    monkeypatch.setattr(similar, "_NEAR_WORDS", "SELECT * FROM no_such_table")
+
+    body = search(api, "Meier")
+
+    assert [i["name"] for i in body["items"]] == ["Anna Meier"]
+    assert body["card"]["kind"] == "people_results"
+
+
+def test_connections_come_with_the_trigram_threshold_and_generic_plans(db):
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW pg_trgm.similarity_threshold")
+        (threshold,) = cursor.fetchone()
+        cursor.execute("SHOW plan_cache_mode")
+        (plans,) = cursor.fetchone()
+
+    assert float(threshold) == similar.TRIGRAM_FLOOR
+    assert plans == "force_generic_plan"
+
+
 def test_large_households_use_the_vector_index(api, household, monkeypatch):
     build_lead(household, "Peter", last_name="Mayer")
     monkeypatch.setattr(similar, "EXACT_SCAN_BELOW", 0)
