@@ -1,5 +1,6 @@
 """Bearer-token authentication for the agent API."""
 
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import connection, models
@@ -11,6 +12,8 @@ from household.callers import MemberCaller
 from household.models import Household, Membership, UserProfile
 from yorik.compiled import CompiledQuery
 from yorik.models import ApiToken
+from yorik.rate_limits import Counted, count_found
+from yorik.throttling import TokenRateThrottle
 from yorik.tokens import hash_token
 
 # Recording every use would turn each read into a write; minutes are enough.
@@ -48,12 +51,44 @@ _TOKEN_MEMBERSHIP = CompiledQuery(
 )
 
 
-def token_membership(key_hash: str) -> tuple[Membership, int, object] | None:
-    """Return the live membership behind a live token, the token's id and last use.
+# The token's id, by which its requests are counted: the last column but one.
+_TOKEN_ID = -2
 
-    One SELECT; the membership comes with its household and profile.
+
+@dataclass(frozen=True)
+class TokenMembership:
+    """The live membership behind a live token, with the token's id and last
+    use, and the request counted for the token, if asked."""
+
+    membership: Membership
+    token_id: int
+    last_used_at: object
+    counted: Counted | None = None
+
+
+def token_membership(
+    key_hash: str, *, counting: tuple[str, int] | None = None
+) -> TokenMembership | None:
+    """Return the live membership behind a live token, or None.
+
+    One SELECT; the membership comes with its household and profile. With
+    `counting` (a rate limit's scope and window length in seconds) the same
+    statement counts the request against the token, as the rate limit would.
     """
-    rows = _TOKEN_MEMBERSHIP.rows(key_hash=key_hash)
+    counted = None
+    if counting is None:
+        rows = _TOKEN_MEMBERSHIP.rows(key_hash=key_hash)
+    else:
+        scope, window_seconds = counting
+        columns = _TOKEN_MEMBERSHIP.columns
+        fetched, counted = count_found(
+            _TOKEN_MEMBERSHIP.statement(key_hash=key_hash),
+            columns=columns,
+            key_column=columns + _TOKEN_ID,
+            scope=scope,
+            window_seconds=window_seconds,
+        )
+        rows = _TOKEN_MEMBERSHIP.converted(fetched)
     if not rows:
         return None
     row = rows[0]
@@ -67,7 +102,16 @@ def token_membership(key_hash: str) -> tuple[Membership, int, object] | None:
     membership.household = loaded[Household]
     membership.profile = loaded[UserProfile]
     token_id, last_used_at = row[start:]
-    return membership, token_id, last_used_at
+    return TokenMembership(membership, token_id, last_used_at, counted)
+
+
+def counting_window(request: Request) -> tuple[str, int] | None:
+    """Return the scope and window the view's token rate limit counts the
+    request in, so that looking the token up counts it too (None: it does not)."""
+    view = (request.parser_context or {}).get("view")
+    if TokenRateThrottle not in getattr(view, "throttle_classes", ()):
+        return None
+    return TokenRateThrottle().window_for(view)
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
@@ -81,10 +125,12 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed(
                 "Send the token as 'Authorization: Bearer <token>'."
             )
-        found = token_membership(hash_token(header[1].decode("latin-1")))
+        found = token_membership(
+            hash_token(header[1].decode("latin-1")), counting=counting_window(request)
+        )
         if found is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-        membership, token_id, last_used_at = found
+        membership = found.membership
         if not membership.acts:
             # Offboarding: the token stays on record but does nothing, whatever
             # the role, until the membership is active again.
@@ -93,11 +139,13 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
                 "only active members may use the API."
             )
         token = ApiToken(
-            pk=token_id,
+            pk=found.token_id,
             profile=membership.profile,
             household=membership.household,
-            last_used_at=last_used_at,
+            last_used_at=found.last_used_at,
         )
+        # The rate limit reads the count taken with the lookup, not counting again.
+        token.counted = found.counted
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)

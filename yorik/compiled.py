@@ -176,15 +176,33 @@ class CompiledQuery:
 
     def rows(self, **values: Any) -> list[tuple[Any, ...]]:
         """Run the query with these values; return its rows."""
+        statement = self.statement(**values)
+        if statement is None:
+            return []
+        with connections[self._using].preparing_cursor() as cursor:
+            cursor.execute(*statement)
+            return self.converted(cursor.fetchall())
+
+    def statement(self, **values: Any) -> tuple[str, list[Any]] | None:
+        """Return the SQL and its parameters with these values, for a statement
+        of the caller's own around it (None for a query that matches nothing);
+        `converted` turns the query's columns of its rows into what `rows`
+        returns."""
         if any(value is None for value in values.values()):
             raise TypeError(f"Give a value for each of {sorted(self._kinds)}.")
         _check_values(self._kinds, values)
         compiled = self._compile()
         if compiled.sql is None:
-            return []
-        with connections[self._using].preparing_cursor() as cursor:
-            cursor.execute(compiled.sql, compiled.bound(values))
-            return compiled.converted(cursor.fetchall())
+            return None
+        return compiled.sql, compiled.bound(values)
+
+    def converted(self, fetched: list[Any]) -> list[tuple[Any, ...]]:
+        return self._compile().converted(fetched)
+
+    @property
+    def columns(self) -> int:
+        """How many columns the query selects."""
+        return len(self._compile().names)
 
     def _compile(self) -> _Compiled:
         with self._lock:

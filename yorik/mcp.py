@@ -205,7 +205,11 @@ def authenticate_request(request: HttpRequest) -> HttpResponse | None:
     request counts against the same per-token rate as REST's requests.
     """
     authenticators = [auth() for auth in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
-    api_request = Request(request, authenticators=authenticators)
+    view = AgentApiView()
+    # The view tells the token's lookup which rate limit to count the request in.
+    api_request = Request(
+        request, authenticators=authenticators, parser_context={"view": view}
+    )
     try:
         caller = api_request.user
     except exceptions.APIException as error:
@@ -216,7 +220,7 @@ def authenticate_request(request: HttpRequest) -> HttpResponse | None:
         )
     request.user = caller
     throttle = TokenRateThrottle()
-    if not throttle.allow_request(api_request, AgentApiView()):
+    if not throttle.allow_request(api_request, view):
         return refusal(request, exceptions.Throttled(throttle.wait()))
     return None
 

@@ -9,7 +9,7 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import ScopedRateThrottle
 
-from yorik.rate_limits import count_request
+from yorik.rate_limits import Counted, count_request
 
 
 class TokenRateThrottle(ScopedRateThrottle):
@@ -19,20 +19,34 @@ class TokenRateThrottle(ScopedRateThrottle):
     back on every request, which lets concurrent requests past the limit and
     costs several statements; here a request is one counting statement, and
     every app server sees the same counts. Windows are fixed: a client gets
-    at most the rate per window.
+    at most the rate per window. The token's authentication counts the
+    request as it looks the token up (`window_for`); a request it did not
+    count is counted here.
     """
 
     retry_after: float | None = None
 
-    def allow_request(self, request: Request, view: Any) -> bool:
+    def window_for(self, view: Any) -> tuple[str, int] | None:
+        """Return the scope and window length, in seconds, a request to `view`
+        counts in (None for a view without a scope: not limited)."""
         self.scope = getattr(view, self.scope_attr, None)
-        if not self.scope or request.auth is None:
-            return True
+        if not self.scope:
+            return None
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        hit = count_request(
-            key=f"{self.scope}:{request.auth.pk}", window_seconds=self.duration
-        )
+        return self.scope, self.duration
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        window = self.window_for(view)
+        if window is None or request.auth is None:
+            return True
+        counted: Counted | None = getattr(request.auth, "counted", None)
+        if counted and (counted.scope, counted.window_seconds) == window:
+            hit = counted.hit
+        else:
+            hit = count_request(
+                key=f"{self.scope}:{request.auth.pk}", window_seconds=self.duration
+            )
         self.retry_after = hit.retry_after
         return hit.hits <= self.num_requests
 

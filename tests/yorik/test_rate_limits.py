@@ -5,7 +5,7 @@ import threading
 import pytest
 from django.db import connection
 
-from yorik.models import RateCounter
+from yorik.models import ApiToken, RateCounter
 from yorik.rate_limits import count_request
 
 
@@ -62,3 +62,38 @@ def test_counts_skip_the_write_ahead_log(db):
             [RateCounter._meta.db_table],
         )
         assert cursor.fetchone() == ("u",)
+
+
+def test_the_token_lookup_counts_under_the_rate_limits_own_key(api):
+    """Authentication counts the request as it finds the token; a request
+    counted any other way (`count_request`) lands in the same window."""
+    for _ in range(3):
+        assert api.get("/api/skills/").status_code == 200
+    token = ApiToken.objects.get(profile=api.membership.profile)
+
+    hit = count_request(key=f"skills:{token.pk}", window_seconds=60)
+
+    assert hit.hits == 4
+
+
+def test_a_request_with_an_unknown_token_counts_nothing(client, db):
+    response = client.get("/api/skills/", HTTP_AUTHORIZATION="Bearer not-a-token")
+
+    assert response.status_code == 401
+    assert not RateCounter.objects.exists()
+
+
+def test_a_request_the_lookup_did_not_count_is_counted_by_the_throttle(
+    api, monkeypatch
+):
+    """Another view's scope or window than the lookup counted for: the
+    throttle counts the request itself, once."""
+    from household import authentication
+
+    monkeypatch.setattr(authentication, "counting_window", lambda request: None)
+
+    for _ in range(2):
+        assert api.get("/api/skills/").status_code == 200
+    token = ApiToken.objects.get(profile=api.membership.profile)
+
+    assert count_request(key=f"skills:{token.pk}", window_seconds=60).hits == 3
