@@ -33,6 +33,36 @@ def test_concurrent_requests_are_counted_exactly():
     assert sorted(counts) == list(range(1, 201))
 
 
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_token_lookups_count_exactly(household):
+    """The lookup's own count, eight clients with one token at once."""
+    from household.authentication import token_membership
+    from tests.builders import build_member
+    from yorik.tokens import hash_token, issue_token
+
+    token, key = issue_token(profile=build_member(household, "eve").profile)
+    counts: list[int] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        try:
+            for _ in range(25):
+                found = token_membership(hash_token(key), counting=("skills", 3600))
+                with lock:
+                    counts.append(found.counted.hit.hits)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(counts) == list(range(1, 201))
+    assert count_request(key=f"skills:{token.pk}", window_seconds=3600).hits == 201
+
+
 @pytest.mark.django_db
 def test_a_new_window_starts_from_one_and_says_when_it_ends():
     first = count_request(key="skills:windows", window_seconds=60)
