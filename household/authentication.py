@@ -72,20 +72,21 @@ def token_membership(
     """Return the live membership behind a live token, or None.
 
     One SELECT; the membership comes with its household and profile. With
-    `counting` (a rate limit's scope and window length in seconds) the same
-    statement counts the request against the token, as the rate limit would.
+    `counting` (a rate limit's key prefix and window length in seconds) the
+    same statement counts the request against the token, as the rate limit
+    would.
     """
     counted = None
     if counting is None:
         rows = _TOKEN_MEMBERSHIP.rows(key_hash=key_hash)
     else:
-        scope, window_seconds = counting
+        key_prefix, window_seconds = counting
         columns = _TOKEN_MEMBERSHIP.columns
         fetched, counted = count_found(
             _TOKEN_MEMBERSHIP.statement(key_hash=key_hash),
             columns=columns,
             key_column=columns + _TOKEN_ID,
-            scope=scope,
+            key_prefix=key_prefix,
             window_seconds=window_seconds,
         )
         rows = _TOKEN_MEMBERSHIP.converted(fetched)
@@ -106,7 +107,7 @@ def token_membership(
 
 
 def counting_window(request: Request) -> tuple[str, int] | None:
-    """Return the scope and window the view's token rate limit counts the
+    """Return the key prefix and window the view's token rate limit counts the
     request in, so that looking the token up counts it too (None: it does not)."""
     view = (request.parser_context or {}).get("view")
     if TokenRateThrottle not in getattr(view, "throttle_classes", ()):

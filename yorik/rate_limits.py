@@ -15,8 +15,8 @@ _TABLE = RateCounter._meta.db_table
 # One request counted for the key `counted` selects (at most one; none counts
 # nothing). The key's older windows go in the same statement, through its
 # unique index, so the table holds about one row per active key. Its
-# parameters: the key's (here, or what `found` needs and the scope's), then the
-# window, twice.
+# parameters: the key's (here, or what `found` needs and the key's prefix), then
+# the window, twice.
 _COUNT = """
     WITH {found}counted AS MATERIALIZED ({key}),
     forget AS (
@@ -49,7 +49,7 @@ class Hit:
 class Counted:
     """A request counted by the statement that found who sent it (`count_found`)."""
 
-    scope: str
+    key_prefix: str
     window_seconds: int
     hit: Hit
 
@@ -79,7 +79,7 @@ def _found_sql(select: str, columns: int, key_column: int) -> str:
     # Compiled SQL, the model's table and numbers only; every value is a parameter.
     names = ", ".join(f"c{number}" for number in range(columns))
     found = f"found ({names}) AS MATERIALIZED ({select}),\n"
-    key = f"SELECT %s || ':' || c{key_column} AS key FROM found"  # noqa: S608
+    key = f"SELECT %s || c{key_column} AS key FROM found"  # noqa: S608
     counting = _COUNT.format(found=found, key=key, table=_TABLE)
     return counting + "SELECT found.*, (SELECT hits FROM hit) FROM found"  # noqa: S608
 
@@ -89,13 +89,13 @@ def count_found(
     *,
     columns: int,
     key_column: int,
-    scope: str,
+    key_prefix: str,
     window_seconds: int,
 ) -> tuple[list[tuple[Any, ...]], Counted | None]:
     """Run a SELECT of at most one row, counting a request for the row it finds.
 
-    The key is `scope:` and the row's value at `key_column` (0-based, of
-    `columns`), as `count_request` would count it; the SELECT and the count
+    The key is `key_prefix` and the row's value at `key_column` (0-based, of
+    `columns`) after it, as `count_request` counts a key; the SELECT and the count
     are one statement, prepared once per connection, which spares a request
     a round trip. Return the row without the count, and the count (None when
     the SELECT found nothing and nothing was counted).
@@ -104,10 +104,11 @@ def count_found(
     window, retry_after = _window(window_seconds)
     with connection.preparing_cursor() as cursor:
         cursor.execute(
-            _found_sql(select, columns, key_column), [*params, scope, window, window]
+            _found_sql(select, columns, key_column),
+            [*params, key_prefix, window, window],
         )
         fetched = cursor.fetchall()
     if not fetched:
         return [], None
     hit = Hit(hits=fetched[0][-1], retry_after=retry_after)
-    return [row[:-1] for row in fetched], Counted(scope, window_seconds, hit)
+    return [row[:-1] for row in fetched], Counted(key_prefix, window_seconds, hit)

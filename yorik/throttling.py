@@ -27,25 +27,27 @@ class TokenRateThrottle(ScopedRateThrottle):
     retry_after: float | None = None
 
     def window_for(self, view: Any) -> tuple[str, int] | None:
-        """Return the scope and window length, in seconds, a request to `view`
-        counts in (None for a view without a scope: not limited)."""
+        """Return the prefix of a token's key and the window length, in
+        seconds, a request to `view` counts in (None for a view without a
+        scope: not limited). The key is the prefix and the token's id."""
         self.scope = getattr(view, self.scope_attr, None)
         if not self.scope:
             return None
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return self.scope, self.duration
+        return f"{self.scope}:", self.duration
 
     def allow_request(self, request: Request, view: Any) -> bool:
         window = self.window_for(view)
         if window is None or request.auth is None:
             return True
+        key_prefix, window_seconds = window
         counted: Counted | None = getattr(request.auth, "counted", None)
-        if counted and (counted.scope, counted.window_seconds) == window:
+        if counted and (counted.key_prefix, counted.window_seconds) == window:
             hit = counted.hit
         else:
             hit = count_request(
-                key=f"{self.scope}:{request.auth.pk}", window_seconds=self.duration
+                key=f"{key_prefix}{request.auth.pk}", window_seconds=window_seconds
             )
         self.retry_after = hit.retry_after
         return hit.hits <= self.num_requests

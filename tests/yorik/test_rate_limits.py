@@ -1,65 +1,65 @@
 """The API's rate limit counts every request once, across threads and servers."""
 
 import threading
+from collections.abc import Callable
 
 import pytest
 from django.db import connection
 
+from household.authentication import token_membership
+from tests.builders import build_member
 from yorik.models import ApiToken, RateCounter
 from yorik.rate_limits import count_request
+from yorik.tokens import hash_token, issue_token
+
+
+def counts_of_eight_clients(count: Callable[[], int]) -> list[int]:
+    """Return the window's counts that eight clients at once saw, 25 requests
+    each, in order."""
+    counts: list[int] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        try:
+            for _ in range(25):
+                hits = count()
+                with lock:
+                    counts.append(hits)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(counts)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_requests_are_counted_exactly():
     """Eight clients at once: the window sees every request exactly once."""
-    counts: list[int] = []
-    lock = threading.Lock()
+    counts = counts_of_eight_clients(
+        lambda: count_request(key="skills:concurrency", window_seconds=3600).hits
+    )
 
-    def client() -> None:
-        try:
-            for _ in range(25):
-                hit = count_request(key="skills:concurrency", window_seconds=3600)
-                with lock:
-                    counts.append(hit.hits)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=client) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert sorted(counts) == list(range(1, 201))
+    assert counts == list(range(1, 201))
 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_token_lookups_count_exactly(household):
     """The lookup's own count, eight clients with one token at once."""
-    from household.authentication import token_membership
-    from tests.builders import build_member
-    from yorik.tokens import hash_token, issue_token
-
     token, key = issue_token(profile=build_member(household, "eve").profile)
-    counts: list[int] = []
-    lock = threading.Lock()
 
-    def client() -> None:
-        try:
-            for _ in range(25):
-                found = token_membership(hash_token(key), counting=("skills", 3600))
-                with lock:
-                    counts.append(found.counted.hit.hits)
-        finally:
-            connection.close()
+    counts = counts_of_eight_clients(
+        lambda: (
+            token_membership(
+                hash_token(key), counting=("skills:", 3600)
+            ).counted.hit.hits
+        )
+    )
 
-    threads = [threading.Thread(target=client) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert sorted(counts) == list(range(1, 201))
+    assert counts == list(range(1, 201))
     assert count_request(key=f"skills:{token.pk}", window_seconds=3600).hits == 201
 
 
