@@ -441,11 +441,18 @@ def test_search_degrades_to_text_and_phone_when_embedding_fails(
     assert "embedding failed" in caplog.text
 
 
-def test_search_degrades_when_the_vector_query_fails(api, household, monkeypatch):
+def failing_near_words(words: int, *, exact: bool) -> str:
+    return "SELECT * FROM no_such_table"
+
+
+def test_search_degrades_when_the_vector_query_fails(
+    api, household, monkeypatch, caplog
+):
     build_lead(household, "Anna", last_name="Meier")
-    monkeypatch.setattr(similar, "_NEAR_WORDS", "SELECT * FROM no_such_table")
+    monkeypatch.setattr(similar, "_near_sql", failing_near_words)
 
     assert [i["name"] for i in search(api, "Meier")["items"]] == ["Anna Meier"]
+    assert "vector query failed" in caplog.text
 
 
 @pytest.mark.django_db(transaction=True)
@@ -468,15 +475,16 @@ def test_a_search_on_its_own_sends_only_the_lanes_two_selects(household):
 
 @pytest.mark.django_db(transaction=True)
 def test_search_outside_a_transaction_degrades_when_the_vector_query_fails(
-    api, household, monkeypatch
+    api, household, monkeypatch, caplog
 ):
     build_lead(household, "Anna", last_name="Meier")
-    monkeypatch.setattr(similar, "_NEAR_WORDS", "SELECT * FROM no_such_table")
+    monkeypatch.setattr(similar, "_near_sql", failing_near_words)
 
     body = search(api, "Meier")
 
     assert [i["name"] for i in body["items"]] == ["Anna Meier"]
     assert body["card"]["kind"] == "people_results"
+    assert "vector query failed" in caplog.text
 
 
 def test_connections_come_with_the_trigram_threshold_and_generic_plans(db):
