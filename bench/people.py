@@ -190,7 +190,7 @@ def measure_at_scale(
             ).as_dict()
             for kind, kind_queries in people_queries(household, rng).items()
         }
-        household_words = similar.vocabulary_size(household.pk)
+        household_words = NameWord.objects.filter(household=household).count()
         rows.append(
             {
                 "household": slug,

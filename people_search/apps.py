@@ -8,6 +8,9 @@ class PeopleSearchConfig(AppConfig):
     verbose_name = _("People search")
 
     def ready(self) -> None:
+        from people_search.engine.models import NameWord
         from people_search.engine.similar import use_trigram_floor
+        from yorik.sizes import count_rows_of
 
         connection_created.connect(use_trigram_floor)
+        count_rows_of(NameWord)

@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, QuerySet
+from django.db.models import F, Model, QuerySet
 
 from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, Contact, normalize_channel_value
 from contacts.selectors import CONTACT_COLUMNS, match_contacts
-from household.models import Household, LeadAccess, Membership
+from household.models import Household, Lead, LeadAccess, Membership
 from household.selectors import PERSON_COLUMNS, visible_leads
 from people_search.engine.matching import (
     FirstMatches,
@@ -27,6 +27,7 @@ from people_search.engine.matching import (
     match_values,
     parameter_markers,
     returned_count,
+    scanning_rows,
     similar_parameters,
     similar_rows,
     strongest_rows,
@@ -36,6 +37,7 @@ from people_search.engine.query import Query, parse_query
 from people_search.engine.similar import find_similar_names
 from people_search.engine.similar_lane import similar_name_ids
 from yorik.compiled import CompiledShapes
+from yorik.sizes import one_plan_fits
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ def _found(
     build: Callable[..., QuerySet],
     *,
     first: FirstMatches,
+    model: type[Model],
     household: Household,
     query: Query | None,
     similar_ids: Collection[int],
@@ -81,24 +84,28 @@ def _found(
     query shape: the SQL is kept compiled (`_SOURCE_ROWS`). Its LIMIT
     reaches the database, so the rows' details are read for the first rows
     only; the weak matches give way here. Two rows at least are read, to
-    tell whether the best tier is shared.
+    tell whether the best tier is shared. In a household with few rows of
+    `model` the SELECT reads the household's rows and is planned once per
+    connection (`one_plan_fits`, `scanning_rows`).
     """
+    prepared = one_plan_fits(model, household_id=household.pk)
 
     def narrow(*, household_id: int, channel_value: str | None, match: Any):
-        with parameter_markers(match):
+        with parameter_markers(match), scanning_rows(prepared):
             return FirstMatches.narrow(
                 build(household_id=household_id, channel_value=channel_value)
             )
 
     values = first.rows(
         _SOURCE_ROWS.statement(
-            (shape, match_shape(query, similar_ids=similar_ids)),
+            (shape, match_shape(query, similar_ids=similar_ids), prepared),
             narrow,
             household_id=household.pk,
             channel_value=channel_value,
             match=match_parameters(query, similar_ids=similar_ids),
         ),
         limit=max(limit, 2),
+        prepared=prepared,
     )
     if not values:
         return Found(matches=[], count=0)
@@ -189,6 +196,7 @@ def find_contacts(
         ("contacts", tuple(statuses), kind, channel[0] if channel else None),
         build,
         first=_FIRST_CONTACTS,
+        model=Contact,
         household=household,
         query=query,
         similar_ids=similar_ids,
@@ -362,6 +370,7 @@ def find_household_people(
         ("household", role),
         build,
         first=_FIRST_PEOPLE,
+        model=Membership,
         household=household,
         query=query,
         similar_ids=similar_ids,
@@ -445,6 +454,7 @@ def search_people(
             household=Household(pk=household_id)
         ),
         parsed,
+        model=Membership,
         household=household,
         similar_ids=similar[Subject.MEMBER],
         columns=MEMBER_COLUMNS,
@@ -464,6 +474,7 @@ def search_people(
                 )
             ),
             parsed,
+            model=Lead,
             household=household,
             # Only the leads the actor owns name the actor.
             actor_id=actor.pk if lead_access == LeadAccess.OWN else None,
@@ -609,6 +620,7 @@ def _people_hits(
     group: Callable[[int, int | None], QuerySet],
     query: Query,
     *,
+    model: type[Model],
     household: Household,
     actor_id: int | None = None,
     similar_ids: set[int],
@@ -625,8 +637,10 @@ def _people_hits(
     inside a word give way to stronger ones (`rank_matches`' rule): they sort
     last here, after the at most 8 similar names, so the first 24 rows hold
     every hit either way. `group(household_id, actor_id)` makes the group's
-    rows; the SELECT is kept compiled per `shape` and query shape
-    (`_GROUP_ROWS`).
+    rows of `model`; the SELECT is kept compiled per `shape` and query shape
+    (`_GROUP_ROWS`). In a household with few of them it reads the household's
+    rows and is planned once per connection (`one_plan_fits`,
+    `scanning_rows`).
 
     With `similar_apart` the literal matches and the similar names are read
     in one SELECT as a UNION, each through its own index: a member's name is
@@ -644,6 +658,7 @@ def _people_hits(
         ).values(*match_values(columns, grouped=True), *fields, "sort_key")
 
     order = ("match_group", "sort_key", "pk")
+    prepared = one_plan_fits(model, household_id=household.pk)
     if similar_ids and similar_apart:
 
         def union(
@@ -655,17 +670,24 @@ def _people_hits(
             ids: Any,
         ) -> QuerySet:
             rows = group(household_id, actor_id)
-            with parameter_markers(literal):
-                found = find_matches(rows, query=query, columns=columns)
-            with parameter_markers(ids):
-                apart = similar_rows(rows, similar_ids=similar_ids)
-            with parameter_markers(similar):
-                both = hits(found).union(hits(apart))
+            with scanning_rows(prepared):
+                with parameter_markers(literal):
+                    found = find_matches(rows, query=query, columns=columns)
+                with parameter_markers(ids):
+                    apart = similar_rows(rows, similar_ids=similar_ids)
+                with parameter_markers(similar):
+                    both = hits(found).union(hits(apart))
             return both.order_by(*order)[:FIRST_ROWS]
 
         values = _APART_ROWS.values(
-            (shape, match_shape(query), match_shape(query, similar_ids=similar_ids)),
+            (
+                shape,
+                match_shape(query),
+                match_shape(query, similar_ids=similar_ids),
+                prepared,
+            ),
             union,
+            prepared=prepared,
             household_id=household.pk,
             actor_id=actor_id,
             literal=match_parameters(query),
@@ -675,7 +697,7 @@ def _people_hits(
     else:
 
         def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
-            with parameter_markers(match):
+            with parameter_markers(match), scanning_rows(prepared):
                 rows = find_matches(
                     group(household_id, actor_id),
                     query=query,
@@ -685,8 +707,9 @@ def _people_hits(
                 return hits(rows).order_by(*order)[:FIRST_ROWS]
 
         values = _GROUP_ROWS.values(
-            (shape, match_shape(query, similar_ids=similar_ids)),
+            (shape, match_shape(query, similar_ids=similar_ids), prepared),
             build,
+            prepared=prepared,
             household_id=household.pk,
             actor_id=actor_id,
             match=match_parameters(query, similar_ids=similar_ids),

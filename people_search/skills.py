@@ -212,7 +212,8 @@ two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 
     cost=(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
         "when nobody matches by name, 1 similar-name lookup (2 SELECTs) and 1 "
-        "more SELECT per source it found candidates in"
+        "more SELECT per source it found candidates in; and one count of the "
+        "household's rows every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects=(
@@ -328,7 +329,7 @@ Leads appear only as far as the caller's lead access allows.""",
     output_serializer=PeopleSearchOutput,
     cost=(
         "2-4 indexed SELECTs (members, leads, 2 for similar names), and one count of "
-        "the household's name words every 5 minutes"
+        "the household's rows and name words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects="Emits a people_results card. No other writes.",
@@ -401,8 +402,8 @@ for members and leads only people_search.""",
     output_serializer=SearchAnythingOutput,
     cost=(
         "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
-        "when no contact matches by name, and one count of the household's name "
-        "words every 5 minutes"
+        "when no contact matches by name, and one count of the household's rows "
+        "and name words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects="none — read only",

@@ -263,8 +263,10 @@ class CompiledShapes:
     client, so PostgreSQL plans it for each call's values: one plan for every
     household and every search would not fit them all (a search's words in
     a household of 1,000 are found faster by its rows than by the trigram
-    index, in one of 100,000 the other way round). The `max_shapes` most
-    recently used are kept.
+    index, in one of 100,000 the other way round). With `prepared` (for a
+    household where yorik.sizes.one_plan_fits) it runs through the preparing
+    cursor instead, planned once per connection. The `max_shapes` most recently
+    used are kept.
     """
 
     def __init__(
@@ -278,13 +280,18 @@ class CompiledShapes:
         self._compiled: OrderedDict[Hashable, _Compiled] = OrderedDict()
 
     def values(
-        self, shape: Hashable, build: Callable[..., QuerySet], **values: Any
+        self,
+        shape: Hashable,
+        build: Callable[..., QuerySet],
+        *,
+        prepared: bool = False,
+        **values: Any,
     ) -> list[dict[str, Any]]:
         """Run the query of this shape with these values; return its rows."""
         compiled = self._compiled_for(shape, build, values)
         if compiled.sql is None:
             return []
-        with connections[self._using].cursor() as cursor:
+        with cursor_for(self._using, prepared=prepared) as cursor:
             cursor.execute(compiled.sql, compiled.bound(values))
             rows = compiled.converted(cursor.fetchall())
         return [dict(zip(compiled.names, row, strict=True)) for row in rows]
@@ -319,3 +326,9 @@ class CompiledShapes:
                 while len(self._compiled) > self._max_shapes:
                     self._compiled.popitem(last=False)
         return compiled
+
+
+def cursor_for(using: str, *, prepared: bool) -> Any:
+    """Return the preparing cursor of the database `using`, or Django's own."""
+    connection = connections[using]
+    return connection.preparing_cursor() if prepared else connection.cursor()

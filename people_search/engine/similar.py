@@ -24,19 +24,19 @@ from functools import lru_cache
 from typing import Any
 
 import jellyfish
-from django.core.cache import caches
 from django.db import DatabaseError, connection, transaction
 
 from people_search.engine.embeddings import EmbeddingError, embedding_provider
 from people_search.engine.models import NameWord
 from people_search.engine.text import fold_words
+from yorik.sizes import household_rows
 
 logger = logging.getLogger(__name__)
 
-# Below this many distinct name words a household's vocabulary is scanned
-# exactly; above, the HNSW index is faster and as complete: with 11,000 words
-# (100,000 census-style names) the scan took twice as long (bench/README.md,
-# "Name quality").
+# Below this many distinct name words (no more than yorik.sizes counts up to)
+# a household's vocabulary is scanned exactly; above, the HNSW index is faster
+# and as complete: with 11,000 words (100,000 census-style names) the scan took
+# twice as long (bench/README.md, "Name quality").
 EXACT_SCAN_BELOW = 5_000
 # Cosine similarity that makes a household word worth fetching for a query
 # word: low, since the whole name decides (tuned in bench/names.py).
@@ -51,7 +51,6 @@ SCORE_MARGIN = 0.1
 # People search shows at most 8 rows of a group; more similar names would
 # only be cut there, in name order rather than by score.
 CANDIDATES = 8
-_COUNT_TTL = 300
 
 # For each query word, the household's words nearest to it by embedding and
 # those similar by trigrams. The query words are materialised so each is cast
@@ -698,16 +697,12 @@ def _printed(word: str) -> str:
 
 
 def vocabulary_size(household_id: int) -> int:
-    """Return how many distinct name words the household has embedded.
+    """Return how many distinct name words the household has embedded, up to
+    yorik.sizes.COUNTED_UP_TO: enough to tell an exact scan from the index.
 
-    Kept in this process's memory for a few minutes: it only chooses between
-    two ways of finding the same near words, so a shared cache's round trip
+    Counted with the household's other tables and kept in this process's
+    memory for a few minutes (yorik.sizes): it only chooses between two ways
+    of finding the same near words, so a count or a shared cache's round trip
     on every similar-name search would cost more than it saves.
     """
-    key = f"people_search:vocabulary:{household_id}"
-    local = caches["local"]
-    count = local.get(key)
-    if count is None:
-        count = NameWord.objects.filter(household_id=household_id).count()
-        local.set(key, count, _COUNT_TTL)
-    return count
+    return household_rows(NameWord, household_id=household_id)

@@ -387,6 +387,7 @@ def test_one_select_per_source_whatever_the_channels(api, household, source, sel
             addresses=[{"kind": "home", "line1": "A", "city": "B"}],
         )
         build_member(household, f"mueller{index}", last_name="Müller")
+    api.call("find_person", {"query": "müller"})  # The household's rows are counted.
 
     with CaptureQueriesContext(connection) as context:
         response = api.call("find_person", {"query": "müller", "source": source})

@@ -70,7 +70,10 @@ def cost(name):
     ],
 )
 def test_find_person(caller, book, inputs, expected):
+    first = selects(caller, "find_person", inputs)
+
     assert selects(caller, "find_person", inputs) == expected
+    assert first == expected + 1  # The household's rows, counted every 5 minutes.
     assert cost("find_person").startswith(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto"
     )
@@ -143,7 +146,8 @@ def test_people_search_with_the_shared_database_cache(caller, book, settings):
 
 @pytest.mark.parametrize("query", ["Müller", "Dana", "030 1234560", "Mueler"])
 def test_people_search(caller, book, query):
-    """Members, leads, similar names; the vocabulary is counted every 5 minutes."""
+    """Members, leads, similar names; the household's rows and name words are
+    counted every 5 minutes."""
     first = selects(caller, "people_search", {"query": query})
     then = selects(caller, "people_search", {"query": query})
 

@@ -1,0 +1,110 @@
+"""A household's rows are counted in one statement, bounded, and kept a while;
+a small household's searches are planned once per connection, a large one's
+per call, with the same answers."""
+
+import pytest
+from django.core.cache import caches
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from contacts.models import Contact
+from household.models import Lead, Membership
+from people_search.engine.models import NameWord
+from tests.builders import build_contact, build_lead, build_member
+from yorik import sizes
+
+
+@pytest.fixture(autouse=True)
+def fresh_counts():
+    caches["local"].clear()
+    yield
+    caches["local"].clear()
+
+
+def test_every_counted_table_is_counted_in_one_statement(household, other_household):
+    build_contact(household, "Hans Müller")
+    build_contact(household, "Eva Müller")
+    build_lead(household, "Dana", last_name="Levi")
+    build_contact(other_household, "Noa Cohen")
+
+    with CaptureQueriesContext(connection) as context:
+        contacts = sizes.household_rows(Contact, household_id=household.pk)
+        leads = sizes.household_rows(Lead, household_id=household.pk)
+        members = sizes.household_rows(Membership, household_id=household.pk)
+        words = sizes.household_rows(NameWord, household_id=household.pk)
+
+    assert (contacts, leads, members) == (2, 1, household.memberships.count())
+    assert words == NameWord.objects.filter(household=household).count()
+    assert len(context.captured_queries) == 1
+
+
+def test_a_count_stops_at_its_bound_and_is_kept(household, monkeypatch):
+    monkeypatch.setattr(sizes, "COUNTED_UP_TO", 2)
+    for index in range(3):
+        build_contact(household, f"Kontakt {index}")
+
+    assert sizes.household_rows(Contact, household_id=household.pk) == 2
+    build_contact(household, "Noch einer")
+    with CaptureQueriesContext(connection) as context:
+        assert sizes.household_rows(Contact, household_id=household.pk) == 2
+    assert context.captured_queries == []
+
+
+def test_one_plan_fits_a_household_below_the_line(household, monkeypatch):
+    build_contact(household, "Hans Müller")
+    build_contact(household, "Eva Müller")
+
+    assert sizes.one_plan_fits(Contact, household_id=household.pk)
+    caches["local"].clear()
+    monkeypatch.setattr(sizes, "ONE_PLAN_BELOW", 2)
+    assert not sizes.one_plan_fits(Contact, household_id=household.pk)
+
+
+def prepared_searches():
+    """Return how many of this connection's prepared statements are searches."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements "
+            "WHERE statement LIKE %s OR statement LIKE %s",
+            ['%"match_tier"%', '%"match_group"%'],
+        )
+        return cursor.fetchone()[0]
+
+
+def search_often(api):
+    """Call find_person and people_search more often than psycopg's
+    prepare_threshold; return their answers."""
+    answers = []
+    for _ in range(6):
+        answers.append(api.call("find_person", {"query": "Müller"}).json())
+        answers.append(api.call("people_search", {"query": "Müller"}).json())
+    return answers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_small_households_searches_are_prepared(api, household):
+    build_contact(household, "Hans Müller")
+    build_member(household, "eva", first_name="Eva", last_name="Müller")
+    build_lead(household, "Dana", last_name="Müller")
+    connection.close()  # A connection of its own, with no statements prepared.
+
+    answers = search_often(api)
+
+    assert prepared_searches() >= 3  # find_person's two sources, people_search's
+    assert answers[-2]["count"] == 2
+    assert answers[-1]["totalCount"] == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_households_searches_are_planned_per_call(api, household, monkeypatch):
+    monkeypatch.setattr(sizes, "ONE_PLAN_BELOW", 1)
+    build_contact(household, "Hans Müller")
+    build_member(household, "eva", first_name="Eva", last_name="Müller")
+    build_lead(household, "Dana", last_name="Müller")
+    connection.close()
+
+    answers = search_often(api)
+
+    assert prepared_searches() == 0
+    assert answers[-2]["count"] == 2
+    assert answers[-1]["totalCount"] == 2
