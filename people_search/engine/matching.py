@@ -963,7 +963,13 @@ class _Rendered(Expression):
             for slot in self.slots
         ]
         self.markers = _MARKERS.get()
-        self.scanning = _SCANNING.get()
+        # Only a column is read past its index; NULL for a model without one
+        # stays NULL, so that a condition on it keeps its value.
+        self.unindexed = {
+            slot
+            for slot in self.slots
+            if _SCANNING.get() and slot in _UNINDEXED and columns.column(slot)
+        }
         if self.markers is not None and first is None:
             raise ValueError("This condition's values are not numbered.")
         self.first = first or 0
@@ -980,7 +986,7 @@ class _Rendered(Expression):
             # A column reference, or NULL where the model has no such column,
             # so that no condition on it holds. Neither takes parameters.
             columns[slot], _ = compiler.compile(source)
-            if self.scanning and slot in _UNINDEXED:
+            if slot in self.unindexed:
                 columns[slot] = f"({columns[slot]} || {_UNINDEXED[slot]})"
         if self.markers is not None:
             params = [

@@ -108,3 +108,56 @@ def test_a_large_households_searches_are_planned_per_call(api, household, monkey
     assert prepared_searches() == 0
     assert answers[-2]["count"] == 2
     assert answers[-1]["totalCount"] == 2
+
+
+QUESTIONS = [
+    ("find_person", {"query": "Müller"}),
+    ("find_person", {"query": "meine Oma"}),
+    ("find_person", {"query": "Mueler"}),
+    ("find_person", {"query": "030 1234567"}),
+    ("find_person", {"query": "mü"}),
+    ("people_search", {"query": "Müller"}),
+    ("people_search", {"query": "Mueler"}),
+    ("people_search", {"query": "0171 555"}),
+    ("search_anything", {"query": "Oma"}),
+]
+
+
+def answers(api):
+    """Return each question's answer without its card, whose id is new each time."""
+    found = []
+    for skill, inputs in QUESTIONS:
+        answer = api.call(skill, inputs).json()
+        answer.pop("card", None)
+        found.append(answer)
+    return found
+
+
+def test_both_plans_find_the_same_rows(api, household, monkeypatch):
+    build_contact(
+        household,
+        "Gisela Müller",
+        relation="Oma",
+        channels=[{"kind": "phone", "value": "030 1234567"}],
+    )
+    build_contact(household, "Hans Müller", relation="Zahnarzt")
+    build_contact(household, "Müllermeister GmbH", kind="business")
+    build_member(household, "eva", first_name="Eva", last_name="Müller")
+    build_lead(household, "Dana", last_name="Mueller", phone="+49 171 5550000")
+
+    small = answers(api)
+    caches["local"].clear()
+    monkeypatch.setattr(sizes, "ONE_PLAN_BELOW", 1)
+
+    assert answers(api) == small
+    assert [len(answer.get("results", answer.get("items"))) for answer in small] == [
+        4,
+        1,
+        3,
+        1,
+        4,
+        2,
+        2,
+        1,
+        1,
+    ]
