@@ -8,9 +8,13 @@ class PeopleSearchConfig(AppConfig):
     verbose_name = _("People search")
 
     def ready(self) -> None:
+        from contacts.models import Contact
+        from household.models import Lead, Membership
         from people_search.engine.models import NameWord
         from people_search.engine.similar import use_trigram_floor
         from yorik.sizes import count_rows_of
 
         connection_created.connect(use_trigram_floor)
-        count_rows_of(NameWord)
+        # The tables whose size decides how a search is planned, counted
+        # together (yorik.sizes).
+        count_rows_of(Contact, Membership, Lead, NameWord)

@@ -26,8 +26,8 @@ _COUNTED: list[type[Model]] = []
 def count_rows_of(*models: type[Model]) -> None:
     """Count these household tables too (each has a `household` foreign key).
 
-    Apps name their tables once, when they are ready, so that one statement
-    counts all of a household's tables whichever is asked for first.
+    The app that searches them names them once, when it is ready, so that one
+    statement counts all of a household's tables whichever is asked for first.
     """
     for model in models:
         if model not in _COUNTED:
@@ -38,17 +38,15 @@ def household_rows(model: type[Model], *, household_id: int) -> int:
     """Return how many rows of `model` the household has, up to COUNTED_UP_TO.
 
     From this process's memory when counted in the last five minutes; else
-    one statement counts every table named by `count_rows_of` at once.
+    one statement counts `model` and every table named by `count_rows_of`.
     """
-    count_rows_of(model)
+    counted = _COUNTED if model in _COUNTED else [*_COUNTED, model]
     local = caches["local"]
-    keys = {counted: _key(counted, household_id) for counted in _COUNTED}
+    keys = {table: _key(table, household_id) for table in counted}
     rows = local.get(keys[model])
     if rows is None:
         counts = _count(list(keys), household_id=household_id)
-        local.set_many(
-            {keys[counted]: count for counted, count in counts.items()}, _TTL
-        )
+        local.set_many({keys[table]: count for table, count in counts.items()}, _TTL)
         rows = counts[model]
     return rows
 

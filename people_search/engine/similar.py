@@ -172,6 +172,15 @@ def _near_sql(words: int, *, exact: bool) -> str:
     return sql.replace(_INDEXED_ORDER, _EXACT_ORDER) if exact else sql
 
 
+def _near_parameters(words: Sequence[str], vectors: Sequence[Any]) -> dict[str, str]:
+    """Return `_near_sql`'s `word_N` and `vector_N` for the query's words."""
+    parameters = {}
+    for position, (word, vector) in enumerate(zip(words, vectors, strict=True), 1):
+        parameters[f"word_{position}"] = word
+        parameters[f"vector_{position}"] = str(vector)
+    return parameters
+
+
 @lru_cache(maxsize=_MAX_WORDS)
 def _rows_sql(words: int) -> str:
     """Return the rows' statement for this many query words: a row's best
@@ -321,16 +330,7 @@ def find_similar_names(
                         "household": household_id,
                         "per_word": _PER_WORD,
                         "floor": floor,
-                        **{
-                            f"{column}_{position}": value
-                            for position, (word, vector) in enumerate(
-                                zip(fetched, vectors, strict=True), start=1
-                            )
-                            for column, value in (
-                                ("word", word),
-                                ("vector", str(vector)),
-                            )
-                        },
+                        **_near_parameters(fetched, vectors),
                     },
                 )
                 scores = word_scores(fetched, cursor.fetchall())
