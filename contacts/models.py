@@ -11,7 +11,11 @@ from django.utils.translation import gettext_lazy as _
 
 from household.models import Household
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from yorik.indexes import search_index, trigram_index
+from yorik.indexes import (
+    household_array_index,
+    household_trigram_index,
+    search_index,
+)
 
 
 def new_contact_ref() -> str:
@@ -127,13 +131,13 @@ class Contact(models.Model):
             ),
         ]
         indexes = [
-            trigram_index("search_text", "contact_search_trgm"),
-            trigram_index("phone_digits", "contact_phone_trgm"),
+            household_trigram_index("search_text", "contact_search_trgm"),
+            household_trigram_index("phone_digits", "contact_phone_trgm"),
             models.Index(fields=["household", "status", "kind", "sort_name"]),
             # Duplicate proposals join contacts of the same folded name.
             models.Index(fields=["household", "sort_name"]),
             search_index(fields=["tags"], name="contact_tags_gin"),
-            search_index(fields=["concepts"], name="contact_concepts_gin"),
+            household_array_index("concepts", "contact_concepts_gin"),
         ]
 
     def __str__(self) -> str:
@@ -335,7 +339,7 @@ class PaperlessCorrespondent(models.Model):
             ),
         ]
         indexes = [
-            trigram_index("folded_name", "correspondent_name_trgm"),
+            household_trigram_index("folded_name", "correspondent_name_trgm"),
         ]
 
     def __str__(self) -> str:
@@ -371,7 +375,7 @@ class PaperlessDocument(models.Model):
             ),
         ]
         indexes = [
-            trigram_index("folded_title", "document_title_trgm"),
+            household_trigram_index("folded_title", "document_title_trgm"),
         ]
 
     def __str__(self) -> str:

@@ -283,7 +283,7 @@ SELECT c.id, c.display_name, c.sort_name, c.kind, c.relation, c.tags, c.concepts
              WHERE ch.contact_id = c.id AND ch.kind = %(phone)s ORDER BY ch.id),
        ARRAY(SELECT a.line1 FROM addresses a WHERE a.contact_id = c.id ORDER BY a.id)
 FROM contacts_contact c
-WHERE c.household_id = %(household)s
+WHERE c.household_id = %(household)s::bigint
   AND c.status = ANY(%(statuses)s)
   AND c.concepts && %(tokens)s::varchar(64)[]
   AND (c.search_text LIKE ANY(%(stems)s)
@@ -303,7 +303,7 @@ WHERE c.id = ANY(%(ids)s::bigint[])
 _DOCUMENTS = """
 SELECT d.correspondent_id, d.title, d.folded_title, d.created
 FROM contacts_paperlessdocument d
-WHERE d.household_id = %(household)s AND d.correspondent_id IS NOT NULL
+WHERE d.household_id = %(household)s::bigint AND d.correspondent_id IS NOT NULL
   AND d.folded_title LIKE ANY(%(stems)s)
 ORDER BY d.created DESC, d.id DESC
 """
@@ -315,8 +315,8 @@ SELECT c.id, c.name, c.folded_name, count(d.id), max(d.created),
         ORDER BY n.created DESC NULLS LAST, n.id DESC LIMIT 1)
 FROM contacts_paperlesscorrespondent c
 LEFT JOIN contacts_paperlessdocument d
-  ON d.correspondent_id = c.id AND d.household_id = %(household)s
-WHERE c.household_id = %(household)s
+  ON d.correspondent_id = c.id AND d.household_id = %(household)s::bigint
+WHERE c.household_id = %(household)s::bigint
   AND (c.folded_name LIKE ANY(%(stems)s) OR c.id = ANY(%(ids)s::bigint[]))
 GROUP BY c.id
 ORDER BY c.name, c.id
@@ -325,7 +325,7 @@ _EVENTS = """
 SELECT e.title, e.folded_title, e.location,
        (e.starts_at AT TIME ZONE %(time_zone)s)::date
 FROM household_calendarevent e
-WHERE e.household_id = %(household)s AND e.starts_at < %(now)s
+WHERE e.household_id = %(household)s::bigint AND e.starts_at < %(now)s
   AND e.location <> '' AND e.folded_title LIKE ANY(%(stems)s)
 ORDER BY e.starts_at DESC, e.id DESC
 """

@@ -24,6 +24,7 @@ from people_search.engine.models import Subject
 from people_search.engine.query import Query
 from people_search.engine.similar_lane import similar_name_ids
 from yorik.compiled import CompiledShapes
+from yorik.indexes import as_bigint
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -54,7 +55,9 @@ def match_contacts(
     leaves them out. `channel` is a (kind, normalised value) pair answered
     from its index.
     """
-    contacts = Contact.objects.filter(household=household, status__in=statuses)
+    contacts = Contact.objects.filter(
+        household_id=as_bigint(household.pk), status__in=statuses
+    )
     if kind:
         contacts = contacts.filter(kind=kind)
     if channel:

@@ -10,7 +10,7 @@ from django.utils.translation import pgettext_lazy
 from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
-from yorik.indexes import household_trigram_index, trigram_index
+from yorik.indexes import as_bigint, household_trigram_index
 
 
 def validate_region(value: str) -> None:
@@ -217,7 +217,7 @@ class MembershipQuerySet(models.QuerySet["Membership"]):
             in_own_household = models.Q(household=models.F("profile__household"))
         else:
             in_own_household = models.Q(
-                household=household, profile__household=household
+                household=household, profile__household_id=as_bigint(household.pk)
             )
         return self.filter(in_own_household, profile__deleted_at__isnull=True).exclude(
             status=MembershipStatus.REMOVED
@@ -435,7 +435,7 @@ class CalendarEvent(models.Model):
         ]
         indexes = [
             models.Index(fields=["household", "starts_at"]),
-            trigram_index("folded_title", "event_title_trgm"),
+            household_trigram_index("folded_title", "event_title_trgm"),
         ]
 
     def __str__(self) -> str:

@@ -16,6 +16,7 @@ from household.models import (
     UserProfile,
 )
 from people_search.engine.matching import MatchColumns
+from yorik.indexes import as_bigint
 
 # Where a profile's or a lead's derived columns are, for the matching engine.
 PERSON_COLUMNS = MatchColumns(phone_digits="phone_nsn")
@@ -94,7 +95,7 @@ def find_member(*, household: Household, membership_id: int) -> Membership | Non
 
 def visible_leads(*, actor: Membership) -> QuerySet[Lead]:
     """Return the leads the actor may see: decided by their lead_access alone."""
-    leads = Lead.objects.filter(household_id=actor.household_id)
+    leads = Lead.objects.filter(household_id=as_bigint(actor.household_id))
     if actor.lead_access == LeadAccess.ALL:
         return leads
     if actor.lead_access == LeadAccess.OWN:

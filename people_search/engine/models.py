@@ -4,7 +4,7 @@ from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
 from people_search.engine.embeddings import DIMENSIONS
-from yorik.indexes import trigram_index
+from yorik.indexes import household_trigram_index
 
 
 class Subject(models.TextChoices):
@@ -35,7 +35,7 @@ class NameWord(models.Model):
             ),
         ]
         indexes = [
-            trigram_index("word", "name_word_trgm"),
+            household_trigram_index("word", "name_word_trgm"),
             HnswIndex(
                 fields=["embedding"],
                 name="name_word_hnsw",

@@ -68,7 +68,7 @@ _NEAR_WORDS = """
     CROSS JOIN LATERAL (
         SELECT id, word, embedding <=> query_words.vector AS distance
         FROM people_search_nameword
-        WHERE household_id = %(household)s
+        WHERE household_id = %(household)s::bigint
         ORDER BY embedding <=> query_words.vector
         LIMIT %(per_word)s
     ) AS near
@@ -77,7 +77,7 @@ _NEAR_WORDS = """
     SELECT name_word.id, name_word.word
     FROM query_words
     JOIN people_search_nameword AS name_word
-        ON name_word.household_id = %(household)s
+        ON name_word.household_id = %(household)s::bigint
         AND name_word.word %% query_words.word
 """
 _INDEXED_ORDER = "ORDER BY embedding <=> query_words.vector"
