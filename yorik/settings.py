@@ -179,6 +179,18 @@ work_mem = os.environ.get("YORIK_DB_WORK_MEM", "16MB")
 if not re.fullmatch(r"\d+(kB|MB|GB)?", work_mem):
     raise ImproperlyConfigured("YORIK_DB_WORK_MEM must be a size such as 16MB.")
 server_settings.append(f"-c work_mem={work_mem}")
+# A household's rows are in memory or on an SSD, where reading a page out of
+# order costs about what reading the next one does. With PostgreSQL's
+# default (4, for spinning disks) the planner read all 45,000 leads of a
+# household through its B-tree to find the 729 a trigram index had ready
+# ("Levi", whose nickname "Lee" makes the estimate broad): 17 ms, and 1.9
+# with 1.1 (bench/README.md, "Household-first indexes, tenth session").
+random_page_cost = os.environ.get("YORIK_DB_RANDOM_PAGE_COST", "1.1")
+if not re.fullmatch(r"\d+(\.\d+)?", random_page_cost):
+    raise ImproperlyConfigured(
+        "YORIK_DB_RANDOM_PAGE_COST must be a number such as 1.1."
+    )
+server_settings.append(f"-c random_page_cost={random_page_cost}")
 # The preparing cursor's statements have one plan each, whatever their values:
 # rows by key (the token, the card, the rate counter, yorik.compiled's) and
 # the similar-name lane's (its words through the household's index, each near
