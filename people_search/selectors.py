@@ -31,6 +31,7 @@ from people_search.engine.matching import (
     similar_parameters,
     similar_rows,
     strongest_rows,
+    trigram_served,
 )
 from people_search.engine.models import Subject
 from people_search.engine.query import Query, parse_query
@@ -64,6 +65,30 @@ class Found:
     best_count: int = 0
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """How a search's SELECT reads a household's rows, and how often it is
+    planned.
+
+    A household with few rows of the model (`one_plan_fits`) is read row by
+    row (`scanning_rows`), with one plan per connection. A larger one is
+    read through the indexes: with one plan per connection too when the
+    trigram indexes answer every term whatever its value (`trigram_served`),
+    else (a term of two letters, which has no trigram) with a plan for each
+    call's values. The SQL differs by `scanning` only.
+    """
+
+    scanning: bool
+    prepared: bool
+
+    @classmethod
+    def of(
+        cls, model: type[Model], *, household: Household, query: Query | None
+    ) -> "_Plan":
+        scanning = one_plan_fits(model, household_id=household.pk)
+        return cls(scanning=scanning, prepared=scanning or trigram_served(query))
+
+
 def _found(
     shape: Hashable,
     build: Callable[..., QuerySet],
@@ -84,28 +109,27 @@ def _found(
     query shape: the SQL is kept compiled (`_SOURCE_ROWS`). Its LIMIT
     reaches the database, so the rows' details are read for the first rows
     only; the weak matches give way here. Two rows at least are read, to
-    tell whether the best tier is shared. In a household with few rows of
-    `model` the SELECT reads the household's rows and is planned once per
-    connection (`one_plan_fits`, `scanning_rows`).
+    tell whether the best tier is shared. How the SELECT is written and
+    planned depends on the household's size and the query (`_Plan`).
     """
-    prepared = one_plan_fits(model, household_id=household.pk)
+    plan = _Plan.of(model, household=household, query=query)
 
     def narrow(*, household_id: int, channel_value: str | None, match: Any):
-        with parameter_markers(match), scanning_rows(prepared):
+        with parameter_markers(match), scanning_rows(plan.scanning):
             return FirstMatches.narrow(
                 build(household_id=household_id, channel_value=channel_value)
             )
 
     values = first.rows(
         _SOURCE_ROWS.statement(
-            (shape, match_shape(query, similar_ids=similar_ids), prepared),
+            (shape, match_shape(query, similar_ids=similar_ids), plan.scanning),
             narrow,
             household_id=household.pk,
             channel_value=channel_value,
             match=match_parameters(query, similar_ids=similar_ids),
         ),
         limit=max(limit, 2),
-        prepared=prepared,
+        prepared=plan.prepared,
     )
     if not values:
         return Found(matches=[], count=0)
@@ -638,9 +662,7 @@ def _people_hits(
     last here, after the at most 8 similar names, so the first 24 rows hold
     every hit either way. `group(household_id, actor_id)` makes the group's
     rows of `model`; the SELECT is kept compiled per `shape` and query shape
-    (`_GROUP_ROWS`). In a household with few of them it reads the household's
-    rows and is planned once per connection (`one_plan_fits`,
-    `scanning_rows`).
+    (`_GROUP_ROWS`), and written and planned as `_Plan` says.
 
     With `similar_apart` the literal matches and the similar names are read
     in one SELECT as a UNION, each through its own index: a member's name is
@@ -658,7 +680,7 @@ def _people_hits(
         ).values(*match_values(columns, grouped=True), *fields, "sort_key")
 
     order = ("match_group", "sort_key", "pk")
-    prepared = one_plan_fits(model, household_id=household.pk)
+    plan = _Plan.of(model, household=household, query=query)
     if similar_ids and similar_apart:
 
         def union(
@@ -670,7 +692,7 @@ def _people_hits(
             ids: Any,
         ) -> QuerySet:
             rows = group(household_id, actor_id)
-            with scanning_rows(prepared):
+            with scanning_rows(plan.scanning):
                 with parameter_markers(literal):
                     found = find_matches(rows, query=query, columns=columns)
                 with parameter_markers(ids):
@@ -684,10 +706,10 @@ def _people_hits(
                 shape,
                 match_shape(query),
                 match_shape(query, similar_ids=similar_ids),
-                prepared,
+                plan.scanning,
             ),
             union,
-            prepared=prepared,
+            prepared=plan.prepared,
             household_id=household.pk,
             actor_id=actor_id,
             literal=match_parameters(query),
@@ -697,7 +719,7 @@ def _people_hits(
     else:
 
         def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
-            with parameter_markers(match), scanning_rows(prepared):
+            with parameter_markers(match), scanning_rows(plan.scanning):
                 rows = find_matches(
                     group(household_id, actor_id),
                     query=query,
@@ -707,9 +729,9 @@ def _people_hits(
                 return hits(rows).order_by(*order)[:FIRST_ROWS]
 
         values = _GROUP_ROWS.values(
-            (shape, match_shape(query, similar_ids=similar_ids), prepared),
+            (shape, match_shape(query, similar_ids=similar_ids), plan.scanning),
             build,
-            prepared=prepared,
+            prepared=plan.prepared,
             household_id=household.pk,
             actor_id=actor_id,
             match=match_parameters(query, similar_ids=similar_ids),

@@ -260,13 +260,10 @@ class CompiledShapes:
     shape does not use it, or a tuple of values for SQL the caller writes
     itself (the marker is an `ItemMarkers`). Rows come back as `values`
     gives them, as dicts. The SQL runs on Django's own cursor, bound on the
-    client, so PostgreSQL plans it for each call's values: one plan for every
-    household and every search would not fit them all (a search's words in
-    a household of 1,000 are found faster by its rows than by the trigram
-    index, in one of 100,000 the other way round). With `prepared` (for a
-    household where yorik.sizes.one_plan_fits) it runs through the preparing
-    cursor instead, planned once per connection. The `max_shapes` most recently
-    used are kept.
+    client, so PostgreSQL plans it for each call's values. With `prepared`
+    (where the caller knows one plan fits every value of the shape) it runs
+    through the preparing cursor instead, planned once per connection. The
+    `max_shapes` most recently used are kept.
     """
 
     def __init__(

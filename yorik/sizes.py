@@ -1,12 +1,12 @@
 """How many rows a household has in the tables searches read, and what that decides.
 
-A search's SELECT is planned for each call's values, because no one plan
-fits households of every size (yorik.compiled.CompiledShapes). A household
-with a few hundred rows is always searched best through its own rows, so
-there one plan fits every search of a shape, and PostgreSQL can make it
-once per connection. Which side of that line a household is on is counted
-here: every counted table in one statement, each count stopping at
-COUNTED_UP_TO rows, kept in this process's memory for a few minutes.
+A household with a few hundred rows is always searched best through its
+own rows, so there one plan fits every search of a shape, whatever its
+words, and PostgreSQL can make it once per connection; a larger one is
+searched through its indexes (people_search.selectors). Which side of
+that line a household is on is counted here: every counted table in one
+statement, each count stopping at COUNTED_UP_TO rows, kept in this
+process's memory for a few minutes.
 """
 
 from django.core.cache import caches

@@ -391,7 +391,7 @@ class FirstMatches:
     ) -> list[dict[str, Any]]:
         """Return the first rows of the `narrow` query's SQL and parameters
         (None for a query that matches nothing); `prepared` plans the SELECT
-        once per connection (yorik.sizes.one_plan_fits)."""
+        once per connection."""
         if narrow is None:
             return []
         narrow_sql, narrow_params = narrow
@@ -421,6 +421,27 @@ def returned_count(*, total: int, strong: int) -> int:
     """Return how many rows are found once the weak ones give way, from the
     counts of `FirstMatches`."""
     return strong or total
+
+
+def trigram_served(query: Query | None) -> bool:
+    """Return whether the trigram indexes answer the WHERE of `find_matches`
+    for every query of this one's shape, so that one plan made without its
+    values serves them all: each term and the phone's digits hold three
+    letters or digits in a row.
+
+    A term of one or two letters ("mü") has no trigram: a plan that asks
+    the index for it reads the whole index, every household's rows.
+    """
+    if query is None or query.is_empty:
+        return False
+    texts = [term.text for term in query.terms]
+    if query.phone_digits:
+        texts.append(query.phone_digits)
+    return all(_TRIGRAM.search(text) for text in texts)
+
+
+# Three letters or digits in a row: a trigram pg_trgm indexes.
+_TRIGRAM = re.compile(r"[^\W_]{3}")
 
 
 def match_shape(query: Query | None, *, similar_ids: Collection[int] = ()) -> Hashable:
@@ -468,12 +489,12 @@ def scanning_rows(scanning: bool = True) -> Iterator[None]:
     """Let the conditions built meanwhile read each row's columns in a form no
     trigram or GIN index answers (`search_text || ''`), when `scanning`.
 
-    A plan made once for every household (yorik.sizes.one_plan_fits) then
-    reads a household's own rows through its household index, as a small
-    household is searched fastest: without its values PostgreSQL guessed a
-    pattern rare and asked the trigram index, which in a database that also
-    holds a household of 50,000 read that household's matches too (a
-    two-letter search of 1,000 contacts took 37 instead of 7 ms).
+    A plan made once for every small household (yorik.sizes.one_plan_fits)
+    then reads a household's own rows, as such a household is searched
+    fastest: without its values PostgreSQL guessed a pattern rare and asked
+    the trigram index, which for a word of two letters reads the whole
+    index (a two-letter search of 1,000 contacts took 37 to 88 ms instead
+    of 7).
     """
     token = _SCANNING.set(scanning)
     try:

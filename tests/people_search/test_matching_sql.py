@@ -12,6 +12,7 @@ from people_search.engine.matching import (
     find_matches,
     match_reason,
     match_values,
+    trigram_served,
 )
 from people_search.engine.query import Query, Term, parse_query
 from tests.builders import build_contact
@@ -121,3 +122,24 @@ def test_the_sql_tier_is_the_first_rule_a_row_meets(household, text):
             if value["match_tier"] == Tier.SIMILAR:
                 assert value["pk"] in similar_ids
             assert match_reason(query, value, CONTACT_COLUMNS) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "served"),
+    [
+        ("Müller", True),
+        ("meine Oma", True),
+        ("Anna Müller-Lüdenscheidt", True),
+        ("0171 555", True),
+        ("mü", False),
+        ("Anna M", False),
+        ("Jo", False),
+    ],
+)
+def test_the_trigram_indexes_serve_terms_of_three_letters_or_digits(text, served):
+    assert trigram_served(parse_query(text, region="DE")) is served
+
+
+def test_no_query_is_served_by_trigrams():
+    assert not trigram_served(None)
+    assert not trigram_served(parse_query("  ", region="DE"))
