@@ -191,6 +191,13 @@ if not re.fullmatch(r"\d+(\.\d+)?", random_page_cost):
         "YORIK_DB_RANDOM_PAGE_COST must be a number such as 1.1."
     )
 server_settings.append(f"-c random_page_cost={random_page_cost}")
+# A request's statement never waits for parallel workers: starting them cost
+# more than any search of a household gained, and under load every core is
+# busy with requests already. A generic plan priced a small household's
+# search at the table's average household and gathered two workers for it:
+# find_person for "Anna Jung" in 1,000 contacts took 8.4 ms, 0.3 without
+# (bench/README.md, "Household-first indexes, tenth session").
+server_settings.append("-c max_parallel_workers_per_gather=0")
 # The preparing cursor's statements have one plan each, whatever their values:
 # rows by key (the token, the card, the rate counter, yorik.compiled's) and
 # the similar-name lane's (its words through the household's index, each near
