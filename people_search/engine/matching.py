@@ -286,12 +286,14 @@ def match_reason(
         concepts=frozenset(read("concepts") or ()),
         phone=read("phone_digits") or "",
     )
-    rules, inside = _reasons(query)
     if tier == Tier.INSIDE:
-        tests = inside
+        tests = _inside_reasons(query)
     else:
         tests = [
-            t for of, tested in rules.items() if tier in (None, of) for t in tested
+            t
+            for of, tested in _reasons(query).items()
+            if tier in (None, of)
+            for t in tested
         ]
     return next((reason for test, reason in tests if test(row)), Reason.EMAIL)
 
@@ -606,16 +608,13 @@ def _is_similar(similar: tuple[int, ...]) -> "_Sql":
 
 
 @lru_cache(maxsize=256)
-def _reasons(
-    query: Query,
-) -> tuple[dict[Tier, list[tuple["_Test", Reason]]], list[tuple["_Test", Reason]]]:
-    """Return the tests of a row's reason by tier, first come first, and those
-    of a row matching only inside a word."""
+def _reasons(query: Query) -> dict[Tier, list[tuple["_Test", Reason]]]:
+    """Return the tests of a row's reason by tier, first come first."""
     rules: dict[Tier, list[tuple[_Test, Reason]]] = {}
     for when, tier, reason in _rules(query):
         # Every rule reads the match document, concepts or phone only.
         rules.setdefault(tier, []).append((cast(_Test, when.test), reason))
-    return rules, _inside_reasons(query)
+    return rules
 
 
 # People search's groups of the tiers; every other tier is group 0.
@@ -696,9 +695,14 @@ def _rules(query: Query) -> list[tuple["_Sql", Tier, Reason]]:
     return rules
 
 
+@lru_cache(maxsize=256)
 def _inside_reasons(query: Query) -> list[tuple["_Test", Reason]]:
     """Return where the terms of a row matching only inside words sit: all in
-    names, in names and aliases, or with the relation too."""
+    names, in names and aliases, or with the relation too.
+
+    Apart from `_reasons`, so that its regular expressions are compiled only
+    for a query some row matches only inside a word.
+    """
     if not query.terms:
         return []
 
