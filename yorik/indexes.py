@@ -44,7 +44,7 @@ def household_trigram_index(field: str, name: str) -> GinIndex:
 
 def household_array_index(field: str, name: str) -> GinIndex:
     """Return a GIN index of the household and an array field's items
-    (btree_gin), as `household_trigram_index` for `field @> …`."""
+    (btree_gin), as `household_trigram_index` for `field && …` and `@>`."""
     return search_index("household", field, name=name)
 
 
