@@ -126,7 +126,7 @@ _ROWS = """
             FROM reached
             CROSS JOIN weights
             WHERE NOT literal
-            ORDER BY {score} DESC, subject_id
+            ORDER BY {score} DESC, subject, subject_id
             LIMIT %(candidates)s
         )
         UNION ALL
@@ -137,6 +137,82 @@ _ROWS = """
             LIMIT 1
         )
     )
+    {names}
+"""
+# A query of one word scores a row by its best word alone. The rows ahead of
+# a row in its best word's uses, in the order ties are broken (the index's),
+# score at least as much, so each word's first rows hold the best rows
+# exactly: only those are read, less the literal matches (rows using the
+# query word as written), probed one by one. The crowd is counted over the
+# close words' uses alone; a row using two of them counts once.
+_ROWS_OF_ONE_WORD = """
+    WITH word_scores AS MATERIALIZED (
+        SELECT *
+        FROM unnest(%(ids)s::bigint[], %(similarities)s::float8[])
+            AS word_score(id, similarity)
+    ),
+    close_uses AS (
+        SELECT uses.subject, uses.subject_id
+        FROM word_scores
+        CROSS JOIN LATERAL (
+            SELECT subject, subject_id
+            FROM people_search_nameworduse
+            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+            OFFSET 0
+        ) AS uses
+        WHERE word_scores.similarity >= %(close)s
+    ),
+    crowds AS MATERIALIZED (
+        SELECT CASE
+            WHEN (SELECT count(*) FROM word_scores WHERE similarity >= %(close)s) > 1
+            THEN (
+                SELECT count(*)
+                FROM (SELECT DISTINCT subject, subject_id FROM close_uses) AS rows
+            )
+            ELSE (SELECT count(*) FROM close_uses)
+        END AS crowd_1
+    ),
+    firsts AS MATERIALIZED (
+        SELECT uses.subject, uses.subject_id, max(word_scores.similarity) AS best
+        FROM word_scores
+        CROSS JOIN LATERAL (
+            SELECT subject, subject_id
+            FROM people_search_nameworduse AS word_use
+            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+                AND (%(literal_word)s::bigint IS NULL OR NOT EXISTS (
+                    SELECT FROM people_search_nameworduse AS literal_use
+                    WHERE literal_use.subject = word_use.subject
+                        AND literal_use.subject_id = word_use.subject_id
+                        AND literal_use.word_id = %(literal_word)s::bigint
+                    -- A fence: probed row by row, where a hash of every
+                    -- literal match would read all of a common name's rows.
+                    OFFSET 0
+                ))
+            ORDER BY subject, subject_id
+            LIMIT %(candidates)s
+        ) AS uses
+        WHERE word_scores.id IS DISTINCT FROM %(literal_word)s::bigint
+        GROUP BY 1, 2
+    ),
+    candidates AS MATERIALIZED (
+        (
+            SELECT subject, subject_id
+            FROM firsts
+            ORDER BY best DESC, subject, subject_id
+            LIMIT %(candidates)s
+        )
+        UNION ALL
+        (
+            SELECT subject, subject_id
+            FROM people_search_nameworduse
+            WHERE word_id = %(literal_word)s::bigint AND subject = ANY(%(subjects)s)
+            LIMIT 1
+        )
+    )
+    {names}
+"""
+# The candidates with every word of their names, and the crowds.
+_NAMES = """
     SELECT candidates.subject, candidates.subject_id, ARRAY(
         SELECT name_word.word
         FROM people_search_nameworduse AS uses
@@ -212,10 +288,15 @@ def _rows_sql(words: int) -> str:
         ),
         "{crowds}": ", ".join(f"crowd_{position}" for position in positions),
     }
-    sql = _ROWS
+    sql = _ROWS.replace("{names}", _NAMES)
     for marker, text in columns.items():
         sql = sql.replace(marker, text)
     return sql
+
+
+_ONE_WORD_SQL = _ROWS_OF_ONE_WORD.replace("{names}", _NAMES).replace(
+    "{crowds}", "crowd_1"
+)
 
 
 # Words less alike than this are different words, not a misspelling.
@@ -338,19 +419,12 @@ def find_similar_names(
                 return []
             with connection.preparing_cursor() as cursor:
                 cursor.execute(
-                    _rows_sql(len(fetched)),
-                    {
-                        "ids": scores.ids,
-                        "positions": scores.positions,
-                        "similarities": scores.similarities,
-                        "exact": scores.exact,
-                        # Only when the query's words are all looked up can
-                        # a row be told literal by them.
-                        "literal": typed == set(fetched),
-                        "subjects": list(subjects),
-                        "candidates": _SCORED_ROWS,
-                        "close": _SHARED_WORD,
-                    },
+                    *_rows_statement(
+                        scores,
+                        words=len(fetched),
+                        literal=typed == set(fetched),
+                        subjects=subjects,
+                    )
                 )
                 rows = cursor.fetchall()
     except DatabaseError:
@@ -412,6 +486,38 @@ def word_scores(query: Sequence[str], near: Sequence[tuple[int, str]]) -> WordSc
                 scores.similarities.append(similarity)
                 scores.exact.append(word == query_word)
     return scores
+
+
+def _rows_statement(
+    scores: WordScores, *, words: int, literal: bool, subjects: Sequence[str]
+) -> tuple[str, dict[str, Any]]:
+    """Return the rows' statement and its parameters for the near words'
+    scores against this many query words.
+
+    `literal` says whether a row can be told literal by the query's words
+    (only when they are all looked up).
+    """
+    shared = {
+        "ids": scores.ids,
+        "similarities": scores.similarities,
+        "subjects": list(subjects),
+        "candidates": _SCORED_ROWS,
+        "close": _SHARED_WORD,
+    }
+    if words == 1:
+        as_written = [
+            word_id
+            for word_id, exact in zip(scores.ids, scores.exact, strict=True)
+            if exact
+        ]
+        literal_word = as_written[0] if literal and as_written else None
+        return _ONE_WORD_SQL, {**shared, "literal_word": literal_word}
+    return _rows_sql(words), {
+        **shared,
+        "positions": scores.positions,
+        "exact": scores.exact,
+        "literal": literal,
+    }
 
 
 def query_words(name: str) -> list[str]:

@@ -381,6 +381,21 @@ def test_literal_namesakes_leave_the_lane_room_for_similar_names(household):
     assert [candidate.subject_id for candidate in found] == [muler.pk]
 
 
+def test_literal_namesakes_spelled_alike_too_leave_the_lane_room(household):
+    """A query of one word reads each near word's first rows only; the
+    literal matches among them (also spelled Mühler) make room for the rows
+    after them."""
+    for _ in range(60):
+        build_lead(household, "Kim", last_name="Müller-Mühler")
+    muhler = build_lead(household, "Kim", last_name="Mühler")
+
+    found = similar.find_similar_names(
+        household_id=household.pk, name="Müller", subjects=["lead"]
+    )
+
+    assert [candidate.subject_id for candidate in found] == [muhler.pk]
+
+
 def test_a_misspelled_surname_is_found_among_many_sharing_the_first_name(
     api, household
 ):
