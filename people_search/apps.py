@@ -11,10 +11,10 @@ class PeopleSearchConfig(AppConfig):
         from contacts.models import Contact
         from household.models import Lead, Membership
         from people_search.engine.models import NameWord
-        from people_search.engine.similar import use_trigram_floor
+        from people_search.engine.similar import use_lane_settings
         from yorik.sizes import count_rows_of
 
-        connection_created.connect(use_trigram_floor)
+        connection_created.connect(use_lane_settings)
         # The tables whose size decides how a search is planned, counted
         # together (yorik.sizes).
         count_rows_of(Contact, Membership, Lead, NameWord)

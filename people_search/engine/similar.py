@@ -385,23 +385,13 @@ def find_similar_names(
     exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
     try:
         # A statement that fails must not spoil a caller's transaction, so
-        # inside one the lane has a savepoint. On its own it needs a
-        # transaction only for the HNSW settings; the exact scan runs
-        # without one, which spares it three round trips (BEGIN, SET, COMMIT).
+        # inside one the lane has a savepoint; on its own it needs none (the
+        # HNSW settings come with the connection, `use_lane_settings`).
         with (
             transaction.atomic()
-            if connection.in_atomic_block or not exact
+            if connection.in_atomic_block
             else contextlib.nullcontext()
         ):
-            if not exact:
-                # The HNSW index walks, filtered by household. The values are
-                # the module's own numbers and words, written out, so both
-                # settings go as one text without parameters.
-                with connection.cursor() as cursor:
-                    cursor.execute(
-                        "SET LOCAL hnsw.iterative_scan = relaxed_order; "
-                        f"SET LOCAL hnsw.ef_search = {_PER_WORD}"
-                    )
             with (
                 connection.preparing_cursor() if exact else connection.cursor()
             ) as cursor:
@@ -446,15 +436,23 @@ def find_similar_names(
     )
 
 
-def use_trigram_floor(*, connection: Any, **kwargs: Any) -> None:
-    """Give a new database connection the threshold `%` finds near words by.
+def use_lane_settings(*, connection: Any, **kwargs: Any) -> None:
+    """Give a new database connection the settings the lane's near words are
+    found with: the threshold `%` compares by, and how the HNSW index walks
+    (on past the household's first matches, as far as _PER_WORD words).
 
     Sent with Django's `connection_created`: once a connection, rather than
-    in a transaction of every similar-name search.
+    in a transaction of every similar-name search. The values are the
+    module's own numbers and words, written out, so they go as one text
+    without parameters.
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(f"SET pg_trgm.similarity_threshold = {TRIGRAM_FLOOR:g}")
+            cursor.execute(
+                f"SET pg_trgm.similarity_threshold = {TRIGRAM_FLOOR:g}; "
+                "SET hnsw.iterative_scan = relaxed_order; "
+                f"SET hnsw.ef_search = {_PER_WORD}"
+            )
 
 
 @dataclass

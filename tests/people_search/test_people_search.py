@@ -502,26 +502,42 @@ def test_search_outside_a_transaction_degrades_when_the_vector_query_fails(
     assert "vector query failed" in caplog.text
 
 
-def test_connections_come_with_the_trigram_threshold_and_generic_plans(db):
+def test_connections_come_with_the_lanes_settings_and_generic_plans(db):
+    settings = {}
     with connection.cursor() as cursor:
-        cursor.execute("SHOW pg_trgm.similarity_threshold")
-        (threshold,) = cursor.fetchone()
-        cursor.execute("SHOW plan_cache_mode")
-        (plans,) = cursor.fetchone()
+        for name in [
+            "pg_trgm.similarity_threshold",
+            "hnsw.iterative_scan",
+            "hnsw.ef_search",
+            "plan_cache_mode",
+        ]:
+            cursor.execute(f"SHOW {name}")
+            (settings[name],) = cursor.fetchone()
 
-    assert float(threshold) == similar.TRIGRAM_FLOOR
-    assert plans == "force_generic_plan"
+    assert float(settings["pg_trgm.similarity_threshold"]) == similar.TRIGRAM_FLOOR
+    assert settings["hnsw.iterative_scan"] == "relaxed_order"
+    assert int(settings["hnsw.ef_search"]) == similar._PER_WORD
+    assert settings["plan_cache_mode"] == "force_generic_plan"
 
 
-def test_large_households_use_the_vector_index(api, household, monkeypatch):
-    build_lead(household, "Peter", last_name="Mayer")
+@pytest.mark.django_db(transaction=True)
+def test_large_households_use_the_vector_index_in_two_selects(household, monkeypatch):
+    """The HNSW index's settings come with the connection: the lane sends
+    its two SELECTs and nothing else, as the exact scan does."""
+    mayer = build_lead(household, "Peter", last_name="Mayer")
     monkeypatch.setattr(similar, "EXACT_SCAN_BELOW", 0)
+    similar.vocabulary_size(household.pk)
 
     with CaptureQueriesContext(connection) as context:
-        body = search(api, "Meier")
+        found = similar.find_similar_names(
+            household_id=household.pk, name="Meier", subjects=["lead"]
+        )
 
-    assert [i["name"] for i in body["items"]] == ["Peter Mayer"]
-    assert any("hnsw.iterative_scan" in q["sql"] for q in context.captured_queries)
+    assert [candidate.subject_id for candidate in found] == [mayer.pk]
+    statements = [query["sql"] for query in context.captured_queries]
+    assert [sql.split()[0].upper() for sql in statements] == ["WITH", "WITH"]
+    # Ordered by distance as the index is, not by a sum no index serves.
+    assert similar._INDEXED_ORDER in statements[0]
 
 
 def test_emits_a_people_results_card(api, dana):
