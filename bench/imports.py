@@ -1,7 +1,9 @@
-"""Import speed: household bundles of 1k, 10k and 50k contacts, and a vCard file.
+"""Import speed: household bundles of 1k, 10k and 50k contacts, a vCard file,
+and the Paperless mirror's and iCalendar import's writes at growing sizes.
 
-    .venv/bin/python bench/imports.py                   # 1k, 10k, 50k; 5,000 cards
-    .venv/bin/python bench/imports.py --sizes 1k,10k --cards 1000
+    .venv/bin/python bench/imports.py                   # 1k, 10k, 50k; 5,000 cards;
+                                                        # 1k, 5k, 20k documents, events
+    .venv/bin/python bench/imports.py --sizes 1k,10k --cards 1000 --syncs 1000,5000
 
 Each bundle holds one admin, a few leads and N contacts with German and
 Israeli names (bench/generate.py's Faker), a phone, an email and a home
@@ -18,8 +20,15 @@ statements per contact (counted by an execute wrapper, which the one COPY of
 the contacts passes by), peak memory, and the CPU seconds the import took in
 this process and in its PostgreSQL backend: on a machine shared with other
 work, contacts per CPU second moves less than contacts per second. A rate
-that falls as N grows would reveal a step worse than linear. Results:
-bench/results/imports.{md,json}.
+that falls as N grows would reveal a step worse than linear.
+
+The Paperless mirror (`contacts.paperless.write_paperless_mirror`, what
+`sync_paperless` writes once it has read the server) and `import_ics` are
+each run at `--syncs` sizes, twice: a first sync or import of N new
+documents (with N / 10 correspondents) or events, then the same N with every
+title or summary changed, which updates every row. Each rate is rows per
+second; again a rate that falls as N grows would reveal a step worse than
+linear. Results: bench/results/imports.{md,json}.
 """
 
 import argparse
@@ -30,6 +39,7 @@ import resource
 import subprocess
 import sys
 import time
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 SIZES = {"1k": 1_000, "10k": 10_000, "50k": 50_000}
 CARDS = 5_000
+SYNCS = "1000,5000,20000"
 LEADS = 20
 SEED = 1
 
@@ -243,6 +254,97 @@ def measure_vcards(cards: int) -> dict[str, Any]:
     }
 
 
+def paperless_of(
+    documents: int, *, edition: int, seed: int = SEED
+) -> tuple[list[Any], list[Any]]:
+    """Return a Paperless server's correspondents and documents: one
+    correspondent for every ten documents, titles of this `edition`."""
+    from bench.generate import Faker
+    from contacts.paperless import Correspondent, Document
+
+    faker = Faker(random.Random(seed))
+    correspondents = []
+    for index in range(max(1, documents // 10)):
+        person = faker.person()
+        correspondents.append(
+            Correspondent(paperless_id=index + 1, name=f"Praxis {person.last}")
+        )
+    rng = random.Random(seed)
+    return correspondents, [
+        Document(
+            paperless_id=index + 1,
+            title=f"Rechnung {index + 1} ({edition})",
+            correspondent_id=rng.choice(correspondents).paperless_id,
+            created=date(2020, 1, 1) + timedelta(days=index % 2000),
+        )
+        for index in range(documents)
+    ]
+
+
+def events_of(events: int, *, edition: int, seed: int = SEED) -> bytes:
+    """Return an iCalendar file of `events` single events, summaries of this
+    `edition`."""
+    from bench.generate import Faker
+
+    faker = Faker(random.Random(seed))
+    lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Yorik bench//EN"]
+    for index in range(events):
+        person = faker.person()
+        start = datetime(2020, 1, 1, 9, tzinfo=UTC) + timedelta(
+            days=index % 2000, hours=index % 8
+        )
+        lines += [
+            "BEGIN:VEVENT",
+            f"UID:bench-{seed}-{index}@yorik.invalid",
+            f"DTSTAMP:{start:%Y%m%dT%H%M%S}Z",
+            f"DTSTART:{start:%Y%m%dT%H%M%S}Z",
+            f"DTEND:{start + timedelta(hours=1):%Y%m%dT%H%M%S}Z",
+            f"SUMMARY:Termin bei {person.first} {person.last} ({edition})",
+            "END:VEVENT",
+        ]
+    lines.append("END:VCALENDAR")
+    return ("\r\n".join(lines) + "\r\n").encode()
+
+
+def measure_sync(kind: str, rows: int) -> dict[str, Any]:
+    """Write `rows` new Paperless documents or calendar events into an empty
+    household, then the same rows with every title changed; return the rates."""
+    from bench.generate import delete_household
+    from contacts.paperless import write_paperless_mirror
+    from household.icalendar_import import import_ics
+    from household.models import Household
+
+    slug = f"bench-{kind}-{rows}"
+    delete_household(slug)
+    household = Household.objects.create(slug=slug, name=f"{kind} bench {rows}")
+    timings = []
+    for edition in (1, 2):
+        if kind == "paperless":
+            correspondents, documents = paperless_of(rows, edition=edition)
+            started = time.perf_counter()
+            report = write_paperless_mirror(
+                household=household, correspondents=correspondents, documents=documents
+            )
+            counts = report.documents
+        else:
+            data = events_of(rows, edition=edition)
+            started = time.perf_counter()
+            counts = import_ics(household=household, data=data)
+        timings.append(time.perf_counter() - started)
+        written = counts.created if edition == 1 else counts.updated
+        assert written == rows, f"{kind} edition {edition}: {counts}"
+    delete_household(slug)
+    first, changed = timings
+    return {
+        "kind": kind,
+        "rows": rows,
+        "first_s": round(first, 2),
+        "first_per_s": round(rows / first),
+        "changed_s": round(changed, 2),
+        "changed_per_s": round(rows / changed),
+    }
+
+
 def _per_cpu_second(rows: int, used: dict[str, float | None]) -> int | None:
     if used["cpu_db_s"] is None:
         return None
@@ -254,7 +356,12 @@ def child(kind: str, size: int) -> None:
     from bench.django_setup import setup
 
     setup()
-    result = measure_bundle(size) if kind == "bundle" else measure_vcards(size)
+    if kind == "bundle":
+        result = measure_bundle(size)
+    elif kind == "vcard":
+        result = measure_vcards(size)
+    else:
+        result = measure_sync(kind, size)
     print(json.dumps(result))
 
 
@@ -268,7 +375,11 @@ def run_child(kind: str, size: int) -> dict[str, Any]:
     return json.loads(answer.stdout.strip().splitlines()[-1])
 
 
-def report(bundles: list[dict[str, Any]], vcards: list[dict[str, Any]]) -> str:
+def report(
+    bundles: list[dict[str, Any]],
+    vcards: list[dict[str, Any]],
+    syncs: list[dict[str, Any]],
+) -> str:
     lines = ["## Household bundle import", ""]
     if bundles:
         lines += [
@@ -296,6 +407,24 @@ def report(bundles: list[dict[str, Any]], vcards: list[dict[str, Any]]) -> str:
             f"| {r['statements']:,} | {r['statements_per_card']} | {r['peak_mb']} |"
             for r in vcards
         ]
+    if syncs:
+        lines += [
+            "",
+            "## Paperless mirror and iCalendar import",
+            "",
+            "| writes | rows | first: s | rows/s | every row changed: s | rows/s |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        names = {
+            "paperless": "Paperless documents",
+            "ics": "iCalendar events",
+        }
+        lines += [
+            f"| {names[r['kind']]} | {r['rows']:,} | {r['first_s']} "
+            f"| **{r['first_per_s']:,}** | {r['changed_s']} "
+            f"| **{r['changed_per_s']:,}** |"
+            for r in syncs
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -305,6 +434,11 @@ def main() -> None:
         "--sizes", default="1k,10k,50k", help="bundle sizes: 1k, 10k, 50k or numbers"
     )
     parser.add_argument("--cards", type=int, default=CARDS, help="0 skips vCards")
+    parser.add_argument(
+        "--syncs",
+        default=SYNCS,
+        help="Paperless documents and calendar events per run; empty skips them",
+    )
     parser.add_argument("--child", nargs=2, metavar=("KIND", "SIZE"), help="internal")
     args = parser.parse_args()
     if args.child:
@@ -318,11 +452,16 @@ def main() -> None:
     if args.cards:
         vcards.append(run_child("vcard", args.cards))
         print(json.dumps(vcards[-1]), flush=True)
+    syncs = []
+    for kind in ("paperless", "ics"):
+        for rows in [int(rows) for rows in args.syncs.split(",") if rows]:
+            syncs.append(run_child(kind, rows))
+            print(json.dumps(syncs[-1]), flush=True)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "imports.json").write_text(
-        json.dumps({"bundles": bundles, "vcards": vcards}, indent=2)
+        json.dumps({"bundles": bundles, "vcards": vcards, "syncs": syncs}, indent=2)
     )
-    table = report(bundles, vcards)
+    table = report(bundles, vcards, syncs)
     (RESULTS / "imports.md").write_text(table)
     print()
     print(table)
