@@ -262,3 +262,36 @@ def test_each_call_is_validated_afresh(api, household):
     assert len(defaults.json()["results"]) == 10
     assert fine.status_code == 200
     assert {row["source"] for row in fine.json()["results"]} == {"contacts"}
+
+
+def test_manifests_and_tools_are_built_once_per_tier_not_per_request(api, monkeypatch):
+    from yorik import registry
+
+    registry.manifests_for_tier.cache_clear()
+    registry.tools_for_tier.cache_clear()
+    built = {"manifest": 0, "tool": 0}
+    manifest, tool = registry.Skill.manifest, registry.Skill.tool
+
+    def counted_manifest(skill):
+        built["manifest"] += 1
+        return manifest(skill)
+
+    def counted_tool(skill, flavor):
+        built["tool"] += 1
+        return tool(skill, flavor)
+
+    monkeypatch.setattr(registry.Skill, "manifest", counted_manifest)
+    monkeypatch.setattr(registry.Skill, "tool", counted_tool)
+
+    first = api.get("/api/skills/").json()
+    once = dict(built)
+    for _ in range(3):
+        assert api.get("/api/skills/").json() == first
+        api.get("/api/skills/find_person/")
+        api.get("/api/skills/tools/")
+    tools_once = built["tool"]
+    api.get("/api/skills/tools/")
+
+    assert once == {"manifest": len(first["skills"]), "tool": 0}
+    assert built["manifest"] == once["manifest"]
+    assert built["tool"] == tools_once == len(first["skills"])
