@@ -367,33 +367,30 @@ def test_the_lane_returns_at_most_8_similar_rows(household):
     assert {candidate.subject for candidate in found} == {"lead"}
 
 
-def test_literal_namesakes_leave_the_lane_room_for_similar_names(household):
+@pytest.mark.parametrize(
+    ("namesakes", "spelled_alike", "typed"),
+    [
+        # Every query word as written: the grouping of all rows.
+        ("Müller", "Müler", "Kim Müller"),
+        # One query word: each near word's first rows only, and the literal
+        # matches among them (also spelled Mühler) make room for the rest.
+        ("Müller-Mühler", "Mühler", "Müller"),
+    ],
+)
+def test_literal_namesakes_leave_the_lane_room_for_similar_names(
+    household, namesakes, spelled_alike, typed
+):
     """More people have the query's name as written than the lane scores;
     text search finds them, and the lane still finds the one spelled alike."""
     for _ in range(60):
-        build_lead(household, "Kim", last_name="Müller")
-    muler = build_lead(household, "Kim", last_name="Müler")
+        build_lead(household, "Kim", last_name=namesakes)
+    alike = build_lead(household, "Kim", last_name=spelled_alike)
 
     found = similar.find_similar_names(
-        household_id=household.pk, name="Kim Müller", subjects=["lead"]
+        household_id=household.pk, name=typed, subjects=["lead"]
     )
 
-    assert [candidate.subject_id for candidate in found] == [muler.pk]
-
-
-def test_literal_namesakes_spelled_alike_too_leave_the_lane_room(household):
-    """A query of one word reads each near word's first rows only; the
-    literal matches among them (also spelled Mühler) make room for the rows
-    after them."""
-    for _ in range(60):
-        build_lead(household, "Kim", last_name="Müller-Mühler")
-    muhler = build_lead(household, "Kim", last_name="Mühler")
-
-    found = similar.find_similar_names(
-        household_id=household.pk, name="Müller", subjects=["lead"]
-    )
-
-    assert [candidate.subject_id for candidate in found] == [muhler.pk]
+    assert [candidate.subject_id for candidate in found] == [alike.pk]
 
 
 def test_a_misspelled_surname_is_found_among_many_sharing_the_first_name(
