@@ -8,7 +8,7 @@ Needs the bench extra (`pip install -e '.[dev,bench]'`). Runs with the
 production settings (DJANGO_DEBUG=0, the database cache for rate limits) on the
 bench database (YORIK_DATA_DIR, default .yorik-bench): imports copies of the demo
 households under their own slugs and logins, issues one API token per household
-admin and member, starts the server as README's production section runs it
+admin and member, starts the server as production runs it (docs/operations.md)
 (granian: a worker a core, two blocking threads each; or gunicorn, twice the
 cores and one sync workers) on a free loopback port, and lets locust
 (headless, bench/locustfile.py) call every skill with each household's own names,

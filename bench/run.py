@@ -37,7 +37,7 @@ from statistics import mean
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-# The production settings of README's deployment, with rate limits out of reach.
+# The production settings of docs/operations.md, with rate limits out of reach.
 os.environ.setdefault("DJANGO_DEBUG", "0")
 os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(40))
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,testserver")

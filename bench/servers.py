@@ -1,5 +1,5 @@
-"""The app server the benchmarks run: granian as README's production section
-serves the app, or gunicorn for a comparison. Imports nothing of Django, so
+"""The app server the benchmarks run: granian as production serves the app
+(docs/operations.md), or gunicorn for a comparison. Imports nothing of Django, so
 each benchmark keeps its own settings."""
 
 import argparse

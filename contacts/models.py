@@ -203,9 +203,9 @@ def normalize_channel_value(kind: str, value: str, region: str) -> str:
 
 class ContactChannel(models.Model):
     # No index of its own: the (household, kind, value) index below serves
-    # the household alone too. Beside it, the planner took the household's
-    # index for a small household and tested every channel of it for each
-    # contact (bench/README.md, "Throughput, fourth session").
+    # the household alone too. Beside a household-only index the planner takes
+    # that one for a small household and tests every channel of it for each
+    # contact (docs/performance.md, "The channel lookup's index").
     household = models.ForeignKey(
         Household,
         on_delete=models.CASCADE,

@@ -136,7 +136,8 @@ def search_contacts(
 
 
 # A browse answer goes into a language model's context: past this many rows,
-# or this many bytes of JSON, it stops and says so (README, "Cards and pages").
+# or this many bytes of JSON, it stops and says so (docs/architecture.md,
+# "Cards and pages").
 BROWSE_ROWS = 2000
 BROWSE_BYTES = 380_000
 # The browse's SELECT, compiled once per statuses and kind: building and

@@ -211,7 +211,8 @@ class MembershipQuerySet(models.QuerySet["Membership"]):
 
         A membership counts only in its profile's own household. Given a
         household, it is named on both sides so that the planner reads this
-        household's profiles, not every household's (bench/README.md).
+        household's profiles, not every household's (docs/performance.md,
+        "The household on both sides of a membership").
         """
         if household is None:
             in_own_household = models.Q(household=models.F("profile__household"))

@@ -5,7 +5,7 @@ folds them into the index later, once the list outgrows its limit (4 MB by
 default) or VACUUM comes by. Every scan of the index reads the whole list:
 after imports of the bench's size, 100 to 375 pages of it, and
 find_known_provider at 10,000 contacts took 22.7 ms (p50) where it took 11.8
-once the lists were folded in (bench/README.md, "GIN pending lists"). These
+once the lists were folded in (docs/performance.md, "GIN pending lists"). These
 indexes keep the list to the smallest limit, 64 kB: the writer folds it in as
 it goes, which cost a 50,000-contact import about a fifth of its rate (1,144
 to 1,209 contacts a second against 1,455 to 1,488), where writing every

@@ -21,7 +21,8 @@ class FastJSONRenderer(JSONRenderer):
     """DRF's compact UTF-8 JSON, written a dozen times faster.
 
     Python's json module took 0.8 ms for the 950 rows of a browse answer,
-    orjson 0.05 ms (bench/README.md). Values orjson does not write itself go
+    orjson 0.05 ms (docs/performance.md, "Where a request's time goes").
+    Values orjson does not write itself go
     to DRF's encoder; what orjson refuses (an integer past 64 bits), an
     indented answer and settings other than DRF's defaults (UNICODE_JSON,
     COMPACT_JSON) DRF's renderer writes. Two differences: a float in exponent

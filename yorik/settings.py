@@ -1,4 +1,4 @@
-"""Settings for Yorik people lookup, read from the environment (see README)."""
+"""Settings for Yorik people lookup, read from the environment (docs/operations.md)."""
 
 import contextlib
 import os
@@ -174,36 +174,37 @@ if statement_timeout > 0:
     DATABASES["default"]["ANSWER_TIMEOUT"] = statement_timeout + 2
 # A broad query ranks and counts every row it matches ("an" matches 30,000 of
 # 100,000 contacts); with PostgreSQL's default 4MB the rows spill to disk
-# first: 16MB answered it about a fifth faster (bench/README.md).
+# first and the query takes about a fifth longer than with 16MB
+# (docs/performance.md, "work_mem 16MB").
 work_mem = os.environ.get("YORIK_DB_WORK_MEM", "16MB")
 if not re.fullmatch(r"\d+(kB|MB|GB)?", work_mem):
     raise ImproperlyConfigured("YORIK_DB_WORK_MEM must be a size such as 16MB.")
 server_settings.append(f"-c work_mem={work_mem}")
 # A household's rows are in memory or on an SSD, where reading a page out of
 # order costs about what reading the next one does. With PostgreSQL's
-# default (4, for spinning disks) the planner read all 45,000 leads of a
-# household through its B-tree to find the 729 a trigram index had ready
+# default (4, for spinning disks) the planner reads all 45,000 leads of a
+# household through its B-tree to find the 729 a trigram index has ready
 # ("Levi", whose nickname "Lee" makes the estimate broad): 17 ms, and 1.9
-# with 1.1 (bench/README.md, "Household-first indexes, tenth session").
+# with 1.1 (docs/performance.md, "random_page_cost 1.1").
 random_page_cost = os.environ.get("YORIK_DB_RANDOM_PAGE_COST", "1.1")
 if not re.fullmatch(r"\d+(\.\d+)?", random_page_cost):
     raise ImproperlyConfigured(
         "YORIK_DB_RANDOM_PAGE_COST must be a number such as 1.1."
     )
 server_settings.append(f"-c random_page_cost={random_page_cost}")
-# A request's statement never waits for parallel workers: starting them cost
-# more than any search of a household gained, and under load every core is
-# busy with requests already. A generic plan priced a small household's
-# search at the table's average household and gathered two workers for it:
+# A request's statement never waits for parallel workers: starting them costs
+# more than any search of a household gains, and under load every core is
+# busy with requests already. A generic plan prices a small household's
+# search at the table's average household and may gather two workers for it:
 # find_person for "Anna Jung" in 1,000 contacts took 8.4 ms, 0.3 without
-# (bench/README.md, "Household-first indexes, tenth session").
+# (docs/performance.md, "No parallel workers").
 server_settings.append("-c max_parallel_workers_per_gather=0")
 # The preparing cursor's statements have one plan each, whatever their values:
 # rows by key (the token, the card, the rate counter, yorik.compiled's) and
 # the similar-name lane's (its words through the household's index, each near
 # word's rows through theirs, at every size of the bench). PostgreSQL's own
-# choice ("auto") kept planning the lane's anew on every call, 0.6 to 1.0 ms
-# more a search (bench/README.md, "The request path, fifth session").
+# choice ("auto") plans the lane's anew on every call, 0.6 to 1.0 ms more a
+# search (docs/performance.md, "Generic plans for prepared statements").
 server_settings.append("-c plan_cache_mode=force_generic_plan")
 database_options["options"] = " ".join(filter(None, server_settings))
 # Statements written for yorik.database's preparing cursor (the token lookup,

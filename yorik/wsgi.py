@@ -4,7 +4,7 @@ A request with an API token (`Authorization: Bearer …`) for a path under
 /api/ goes through settings.TOKEN_MIDDLEWARE only: sessions, CSRF, the
 logged-in user, messages, the admin's policy and login lockouts have nothing
 to do for it, and together they cost a tenth to a sixth of such a request's
-CPU (bench/README.md, "The request path, fifth session"). Every other
+CPU (docs/performance.md, "Where a request's time goes"). Every other
 request, pages, the admin, /mcp/ and the API without a token, goes through
 all of settings.MIDDLEWARE.
 """

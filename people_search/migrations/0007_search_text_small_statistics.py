@@ -5,8 +5,8 @@ from django.db import migrations
 # default: a people search for a name with many nicknames ("Lena": 17) spent
 # 1 to 1.7 ms planning each SELECT, more than running it. With 10 of each the
 # same SELECTs plan in 0.2 to 0.6 ms and run as fast or faster
-# (bench/README.md, "Planning the engine's SELECTs"). ANALYZE collects them
-# anew.
+# (docs/performance.md, "Column statistics of the searched text"). ANALYZE
+# collects them anew.
 COLUMNS = {
     "contacts_contact": ["search_text", "match_text"],
     "household_lead": ["search_text", "match_text"],

@@ -1,4 +1,4 @@
-"""The server README's production section names serves the app as documented:
+"""The server docs/operations.md names for production serves the app as documented:
 granian with `yorik.wsgi:application`, production settings, on this test's
 database."""
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    """Run granian as README's production command does, two workers of two
+    """Run granian as docs/operations.md's production command does, two workers of two
     threads, against the test database; yield its URL."""
     connection.ensure_connection()
     database = connection.get_connection_params()
