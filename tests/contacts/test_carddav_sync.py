@@ -625,6 +625,22 @@ def test_a_household_admin_adds_the_account_and_never_sees_the_password_again(
     assert 'name="password"' in page
 
 
+def test_an_unchanged_account_saved_without_a_password_keeps_the_stored_one(
+    anna, household, phone, monkeypatch
+):
+    connect(household, phone, monkeypatch)
+    account = CardDavAccount.objects.get(household=household)
+
+    response = anna.post(
+        reverse("admin:contacts_carddavaccount_change", args=[account.pk]),
+        {"url": account.url, "username": phone.user, "password": ""},
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    account.refresh_from_db()
+    assert account_password(account) == phone.password
+
+
 def test_the_admin_refuses_a_wrong_password_and_stores_nothing(anna, phone):
     response = anna.post(
         reverse("admin:contacts_carddavaccount_add"),
