@@ -512,6 +512,20 @@ class CardDavAccountForm(HouseholdScopedForm):
                 _("The household has a CardDAV account already; change that one.")
             )
         password = cleaned.get("password")
+        # The stored password belongs to the stored URL and user: sent
+        # anywhere else, it would reach whoever runs that server.
+        moved = (cleaned["url"], cleaned["username"]) != (
+            self.instance.url,
+            self.instance.username,
+        )
+        if not password and self.instance.pk is not None and moved:
+            raise forms.ValidationError(
+                {
+                    "password": _(
+                        "Give the password again: the URL or the user name changed."
+                    )
+                }
+            )
         if not password and self.instance.pk is not None:
             try:
                 password = account_password(self.instance)

@@ -7,14 +7,18 @@ the ETags of all cards otherwise, fetches changed cards in batches with
 `addressbook-multiget`, and writes one card with `If-Match` on the ETag last
 seen or `If-None-Match: *` for a new one.
 
+Requests go only where contacts.carddav_network allows, each within
+`timeout` seconds in all, and all of a client's within `time_limit`.
+
 Faults are exceptions: CardDavUnavailable for anything that may pass (no
 connection, a timeout, a 5xx), CardDavError for an answer that will not
-(a refused login, no address book), PreconditionFailed for a 412, and
-CardRejected when the server refuses one card; their messages are in the
-active language. Bodies are parsed with defusedxml, since they come from
-another machine.
+(a refused login, no address book, a server on a private address),
+PreconditionFailed for a 412, and CardRejected when the server refuses one
+card; their messages are in the active language. Bodies are parsed with
+defusedxml, since they come from another machine.
 """
 
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -24,6 +28,13 @@ from xml.etree.ElementTree import Element  # only the type; defusedxml parses
 import requests
 from defusedxml.ElementTree import ParseError, fromstring
 from django.utils.translation import gettext
+
+from contacts.carddav_network import (
+    Deadline,
+    DeadlinePassed,
+    GuardedAdapter,
+    RefusedAddress,
+)
 
 DAV = "DAV:"
 CARDDAV = "urn:ietf:params:xml:ns:carddav"
@@ -76,7 +87,12 @@ class AddressBook:
 
 
 class CardDavClient:
-    """One account's connection; `traffic` counts requests and card bodies."""
+    """One account's connection; `traffic` counts requests and card bodies.
+
+    Each request (its redirects included) has `timeout` seconds in all, and
+    every request of the client must be done `time_limit` seconds after it
+    was made. Private and local addresses are refused unless allow_private.
+    """
 
     def __init__(
         self,
@@ -84,13 +100,20 @@ class CardDavClient:
         *,
         username: str,
         password: str,
-        timeout: float = 20.0,
+        timeout: float,
+        time_limit: float,
+        allow_private: bool,
         session: requests.Session | None = None,
     ) -> None:
         self.url = url
         self.session = session or requests.Session()
         self.session.auth = (username, password)
+        adapter = GuardedAdapter(allow_private=allow_private)
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
         self.timeout = timeout
+        self.time_limit = time_limit
+        self.ends_at = time.monotonic() + time_limit
         self.traffic: Counter[str] = Counter()
 
     # Requests
@@ -107,6 +130,8 @@ class CardDavClient:
         all_headers = dict(headers or {})
         if body is not None and "Content-Type" not in all_headers:
             all_headers["Content-Type"] = "application/xml; charset=utf-8"
+        exchange_ends = time.monotonic() + self.timeout
+        deadline = Deadline(min(exchange_ends, self.ends_at))
         # Redirects are followed here: requests would drop a PROPFIND's body
         # on a 301 or 302 (as /.well-known/carddav answers).
         for _hop in range(MAX_REDIRECTS + 1):
@@ -117,9 +142,20 @@ class CardDavClient:
                     url,
                     data=body.encode() if body is not None else None,
                     headers=all_headers,
-                    timeout=self.timeout,
+                    timeout=deadline,
                     allow_redirects=False,
                 )
+            except RefusedAddress as error:
+                # The same words for every such address and port: the answer
+                # must not tell which ports of the network are open.
+                raise CardDavError(
+                    gettext(
+                        "The address book's server is on a private or local "
+                        "network address; Yorik connects only to public ones."
+                    )
+                ) from error
+            except DeadlinePassed as error:
+                raise self._too_late(f"{method} {_path(url)}", exchange_ends) from error
             except requests.RequestException as error:
                 raise CardDavUnavailable(
                     gettext("%(request)s: the server could not be reached (%(cause)s)")
@@ -148,6 +184,19 @@ class CardDavClient:
                 gettext("%(request)s: the card changed on the server") % said
             )
         raise CardRejected(answered)
+
+    def _too_late(self, request: str, exchange_ends: float) -> CardDavUnavailable:
+        if self.ends_at < exchange_ends:
+            return CardDavUnavailable(
+                gettext("%(request)s: the time allowed (%(seconds)s s) is up")
+                % {"request": request, "seconds": f"{self.time_limit:g}"}
+            )
+        return CardDavUnavailable(
+            gettext(
+                "%(request)s: the server sent no complete answer within %(seconds)s s"
+            )
+            % {"request": request, "seconds": f"{self.timeout:g}"}
+        )
 
     def _xml(
         self, method: str, url: str, body: str, *, depth: str

@@ -182,15 +182,33 @@ class SyncReport:
 def check_account(
     *, url: str, username: str, password: str, session: Any = None
 ) -> AddressBook:
-    """Log in and find the address book; raise CardDavError when that fails."""
-    client = CardDavClient(
+    """Log in and find the address book; raise CardDavError when that fails.
+
+    All of it must be done within YORIK_CARDDAV_TIMEOUT seconds: it is a few
+    small requests, made while a person waits.
+    """
+    client = _client(
+        url,
+        username=username,
+        password=password,
+        time_limit=settings.YORIK_CARDDAV_TIMEOUT,
+        session=session,
+    )
+    return client.find_address_book()
+
+
+def _client(
+    url: str, *, username: str, password: str, time_limit: float, session: Any
+) -> CardDavClient:
+    return CardDavClient(
         url,
         username=username,
         password=password,
         timeout=settings.YORIK_CARDDAV_TIMEOUT,
+        time_limit=time_limit,
+        allow_private=settings.YORIK_CARDDAV_ALLOW_PRIVATE,
         session=session,
     )
-    return client.find_address_book()
 
 
 @transaction.atomic
@@ -253,11 +271,11 @@ def sync_carddav(
     except UnreadableSecret as error:
         report.error = str(error)
         return report
-    client = CardDavClient(
+    client = _client(
         account.address_book_url,
         username=account.username,
         password=password,
-        timeout=settings.YORIK_CARDDAV_TIMEOUT,
+        time_limit=settings.YORIK_CARDDAV_SYNC_DEADLINE,
         session=session,
     )
     with _only_run(account) as alone:

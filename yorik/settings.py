@@ -340,6 +340,11 @@ PAPERLESS_URL = os.environ.get("PAPERLESS_URL", "")
 PAPERLESS_TOKEN = os.environ.get("PAPERLESS_TOKEN", "")
 PAPERLESS_TIMEOUT = float(os.environ.get("PAPERLESS_TIMEOUT", "10"))
 YORIK_CARDDAV_TIMEOUT = float(os.environ.get("YORIK_CARDDAV_TIMEOUT", "20"))
+YORIK_CARDDAV_SYNC_DEADLINE = float(
+    os.environ.get("YORIK_CARDDAV_SYNC_DEADLINE", "300")
+)
+# Off: an admin could otherwise reach the server's own network through CardDAV.
+YORIK_CARDDAV_ALLOW_PRIVATE = env_bool("YORIK_CARDDAV_ALLOW_PRIVATE", default=False)
 VOYAGE_API_KEY = os.environ.get("VOYAGE_API_KEY", "")
 
 YORIK_CARD_LINK_MAX_AGE = int(os.environ.get("YORIK_CARD_LINK_MAX_AGE", str(24 * 3600)))

@@ -32,6 +32,12 @@ ANNA = "TEL;TYPE=CELL:+49 170 1111111"
 BERND = "TEL;TYPE=CELL:+49 170 2222222"
 
 
+@pytest.fixture(autouse=True)
+def loopback_allowed(settings):
+    """Radicale listens on loopback, which CardDAV refuses by default."""
+    settings.YORIK_CARDDAV_ALLOW_PRIVATE = True
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Radicale:
     radicale = Radicale(tmp_path_factory.mktemp("radicale")).start()
@@ -496,6 +502,47 @@ def test_a_server_that_goes_away_while_pushing_resumes_where_it_stopped(
         server.stop()
 
 
+def test_a_sync_whose_time_is_up_stops_cleanly_and_the_next_resumes(
+    household, phone, monkeypatch, settings
+):
+    phone.fill([vcard(f"Person{n} Muster", uid=f"p{n}") for n in range(150)])
+    build_contact(household, "Nur In Yorik")
+    connect(household, phone, monkeypatch)
+    settings.YORIK_CARDDAV_SYNC_DEADLINE = 0.5
+
+    class Slow(requests.Session):
+        """The second batch of cards is asked for when the sync's time is up."""
+
+        reports = 0
+
+        def request(self, method, url, *args, **kwargs):
+            if method == "REPORT":
+                self.reports += 1
+                if self.reports == 3:  # sync-collection, then two multigets
+                    time.sleep(0.5)
+            return super().request(method, url, *args, **kwargs)
+
+    account = CardDavAccount.objects.get(household=household)
+    report = sync_carddav(account=account, session=Slow())
+
+    assert report.error.endswith("the time allowed (0.5 s) is up")
+    account.refresh_from_db()
+    assert account.sync_token == ""
+    assert (report.pulled, report.pushed) == (0, 0)
+    assert not CardDavCard.objects.exists()
+    assert list(
+        Contact.objects.filter(household=household).values_list(
+            "display_name", "vcard_uid"
+        )
+    ) == [("Nur In Yorik", "")]
+
+    settings.YORIK_CARDDAV_SYNC_DEADLINE = 300
+    resumed = sync(household)
+
+    assert (resumed.pulled, resumed.pushed) == (150, 1)
+    assert str(sync(household)).startswith("pulled 0, pushed 0")
+
+
 def test_a_5xx_answer_stops_the_sync_and_the_command_says_so(
     household, phone, monkeypatch
 ):
@@ -623,6 +670,22 @@ def test_a_household_admin_adds_the_account_and_never_sees_the_password_again(
     assert phone.password not in page
     assert account.password_encrypted not in page
     assert 'name="password"' in page
+
+
+def test_an_unchanged_account_saved_without_a_password_keeps_the_stored_one(
+    anna, household, phone, monkeypatch
+):
+    connect(household, phone, monkeypatch)
+    account = CardDavAccount.objects.get(household=household)
+
+    response = anna.post(
+        reverse("admin:contacts_carddavaccount_change", args=[account.pk]),
+        {"url": account.url, "username": phone.user, "password": ""},
+    )
+
+    assert response.status_code == 302, response.content.decode()
+    account.refresh_from_db()
+    assert account_password(account) == phone.password
 
 
 def test_the_admin_refuses_a_wrong_password_and_stores_nothing(anna, phone):
