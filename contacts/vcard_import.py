@@ -8,13 +8,17 @@ warns which lines were. The file is split into cards on its BEGIN:VCARD and
 END:VCARD lines, so one broken card never hides the others; cards are
 numbered 1..n as they appear. PHOTO, LOGO, SOUND, KEY and every base64
 value are dropped before parsing, with their folded lines however they
-are folded (indented or not, vCard 2.1's blank-line end). vobject reads
-the rest line by line: folds, quoted-printable values with their charset
-(2.1), groups and parameters; a line it cannot read, or one that is no
-property at all (a comment, a stray text line), is dropped and reported,
-the rest of the card kept. Values are unescaped here instead of by
-vobject's text behaviour, which cuts a value at its first comma; vCard
-2.1 and many exporters leave commas unescaped.
+are folded (indented or not, vCard 2.1's blank-line end). The rest is
+unfolded here in one pass
+(logical_lines: folds, and 2.1's quoted-printable soft line breaks), each
+property split into group, name, parameters and value by a pattern that
+never backtracks, and read into vobject's content line, which decodes
+quoted-printable values with their charset (2.1). A line that cannot be
+read, or one that is no property at all (a comment, a stray text line), is
+dropped and reported, the rest of the card kept. Values are unescaped here
+instead of by vobject's text behaviour, which cuts a value at its first
+comma; vCard 2.1 and many exporters leave commas unescaped. So reading
+takes time in proportion to the file, however its values are folded.
 
 Mapping. FN (else N) is the display name, N the first and last name; a card
 that is a company (KIND:org, Apple's X-ABShowAs:COMPANY, or an ORG without a
@@ -84,11 +88,10 @@ the site's (English).
 """
 
 import codecs
-import io
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
@@ -100,12 +103,7 @@ from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
-from vobject.base import (
-    ContentLine,
-    VObjectError,
-    getLogicalLines,
-    textLineToContentLine,
-)
+from vobject.base import ContentLine, parseParams
 from vobject.icalendar import stringToTextValues
 from vobject.vcard import splitFields
 
@@ -166,6 +164,24 @@ _BINARY_LINE = re.compile(
 # How a property line starts: an optional group, a name, then ; or :.
 # Base64 has neither character, so a photo's lines never look like one.
 _PROPERTY = re.compile(r"^(?:[\w-]+\.)?[\w-]+[;:]")
+# A content line as vobject's parser reads it (RFC 6350 §3.3 and vCard 2.1's
+# bare parameters: group, name, parameters, colon, value), written with
+# possessive quantifiers so that it never backtracks. vobject's own pattern
+# backtracks exponentially over parameters that end in no colon: 26 of
+# `TEL;a;a;…` take seconds, 40 take hours, and nothing can stop a regular
+# expression while it runs, not even the import's timeout.
+_NAME = "[A-Za-z0-9_-]"
+# An unquoted value stops at "=", which then starts the next one (vobject
+# reads `A=b=c` and `A=="c"` alike), so that no value has to give back
+# characters for a match.
+_PARAMETER_VALUE = '(?:"[^"]*+"|[^";:,=]*+)'
+_CONTENT_LINE = re.compile(
+    rf"(?:(?P<group>{_NAME}++)\.)?(?P<name>{_NAME}++)"
+    rf"(?P<params>(?:;(?=[;:]))?(?:;{_NAME}++"
+    rf"(?:(?:={_PARAMETER_VALUE})?+(?:,{_PARAMETER_VALUE})*+)*+)*+)"
+    r":(?P<value>.*)",
+    re.DOTALL,
+)
 _DECLARED_CHARSET = re.compile(rb";CHARSET=", re.IGNORECASE)
 _CHARSET = re.compile(rb"^[^:]*?;CHARSET=([^;:]+)", re.IGNORECASE)
 _BYTE_ORDER_MARKS = (
@@ -432,18 +448,14 @@ def _split_cards(text: str) -> list[_RawCard]:
 def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
     """Return the card's contact data, or its problems."""
     if raw.problem:
-        return _Card(raw.number, _name_of(raw.lines), problems=[raw.problem])
-    # vobject's line reader unfolds lines, joins quoted-printable soft line
-    # breaks and decodes their charset; its vCard component would also apply
-    # the text behaviour that cuts values at commas, so it is not built.
+        return _skipped(raw, raw.problem)
+    kept = _without_binaries(raw.lines)
+    # vobject's vCard component would apply the text behaviour that cuts
+    # values at commas, so only its content lines are built.
     lines: list[ContentLine] = []
     dropped: list[str] = []
-    logical_lines = getLogicalLines(
-        io.StringIO("\n".join(_without_binaries(raw.lines))), allowQP=True
-    )
-    for text, number in logical_lines:
-        # The reader numbers the first logical line 0, the others from 1.
-        line_number = raw.first_line + max(number, 1) - 1
+    for text, number in logical_lines(kept):
+        line_number = raw.first_line + number - 1
         if not _PROPERTY.match(text):
             dropped.append(
                 _("line %(line)d ignored: not a vCard property: %(text)s")
@@ -451,26 +463,94 @@ def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
             )
             continue
         try:
-            lines.append(textLineToContentLine(text, number))
-        except (VObjectError, ValueError, LookupError) as error:
-            reason = error.msg if isinstance(error, VObjectError) else str(error)
-            dropped.append(
-                _("line %(line)d ignored: cannot be read: %(reason)s")
-                % {"line": line_number, "reason": reason}
-            )
+            line = _content_line(text, number)
+        except (ValueError, LookupError) as error:
+            reason = str(error)
+        else:
+            if line is not None:
+                lines.append(line)
+                continue
+            reason = repr(text[:40])
+        dropped.append(
+            _("line %(line)d ignored: cannot be read: %(reason)s")
+            % {"line": line_number, "reason": reason}
+        )
     card = _CardReader(raw.number, region, language).read(lines)
     card.dropped[:0] = dropped
     return card
 
 
+def _skipped(raw: _RawCard, problem: str) -> _Card:
+    """Return a card that is not read, named by its FN when that can be read."""
+    return _Card(raw.number, _name_of(raw.lines), problems=[problem])
+
+
+def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Yield each property of a card's lines unfolded, with its first line's number.
+
+    A line that starts with a space or a tab continues the one before it,
+    less that character (RFC 6350 §3.2). A quoted-printable value (vCard 2.1:
+    QUOTED-PRINTABLE among the parameters before the first colon) that ends
+    in "=" goes on in the next line, whatever that starts with; the line
+    break is kept for the decoder, which removes it with the "=". An empty
+    line ends a property. Lines are numbered from 1. Each line is looked at
+    once, so the time grows with the card's length, however long one value.
+    """
+    parts: list[str] = []
+    start = 0
+    # None until the property's colon is read.
+    quoted_printable: bool | None = None
+    soft_break = False
+    for number, line in enumerate(lines, start=1):
+        if not line:
+            if parts:
+                yield "".join(parts), start
+            parts, quoted_printable, soft_break = [], None, False
+            continue
+        if soft_break:
+            piece = "\n" + line
+        elif line[0] in " \t" and parts:
+            piece = line[1:]
+        else:
+            if parts:
+                yield "".join(parts), start
+            parts, start, quoted_printable, piece = [], number, None, line
+        parts.append(piece)
+        if quoted_printable is None and ":" in piece:
+            text = "".join(parts)
+            quoted_printable = "QUOTED-PRINTABLE" in text[: text.index(":")].upper()
+        soft_break = bool(quoted_printable) and piece.endswith("=")
+    if parts:
+        yield "".join(parts), start
+
+
+def _content_line(text: str, number: int) -> ContentLine | None:
+    """Return a property read into vobject's content line, or None if it is none.
+
+    Raise ValueError or LookupError when a quoted-printable value is not in
+    its charset.
+    """
+    match = _CONTENT_LINE.fullmatch(text)
+    if match is None:
+        return None
+    return ContentLine(
+        # vobject reads Lotus Notes' underscores as dashes.
+        match["name"].replace("_", "-"),
+        parseParams(match["params"]),
+        match["value"],
+        match["group"],
+        encoded=True,
+        lineNumber=number,
+    )
+
+
 def _without_binaries(lines: list[str]) -> list[str]:
     """Return the lines with PHOTO-like properties and their values blanked out.
 
-    They are ignored, and vobject's line reader takes quadratic time over a
-    long folded value such as a photo. A binary value ends at the next line
-    that starts a property, however its lines were folded: indented, not
-    indented, or ended by a blank line (vCard 2.1). Blank lines keep the
-    line numbers.
+    Yorik keeps none of them, so they are not read. A binary value ends at
+    the next line that starts a property, however its lines were folded:
+    indented, not indented, or ended by a blank line (vCard 2.1). Blank
+    lines keep the line numbers.
     """
     kept: list[str] = []
     dropping = False
@@ -484,13 +564,15 @@ def _without_binaries(lines: list[str]) -> list[str]:
 
 
 def _name_of(lines: list[str]) -> str:
-    """Return the FN of a card vobject cannot read, when its FN line can be read."""
-    for line in lines:
+    """Return the FN of a card that is not read, when its FN line can be read."""
+    for number, line in enumerate(lines, start=1):
         if _FN_LINE.match(line):
             try:
-                return _text(textLineToContentLine(line).value)
-            except (VObjectError, ValueError, LookupError):
+                content = _content_line(line, number)
+            except (ValueError, LookupError):
                 return ""
+            name = _text(content.value) if content is not None else ""
+            return name[: Contact.display_name.field.max_length]
     return ""
 
 
