@@ -612,7 +612,9 @@ class _CardReader:
         self.aliases: list[str] = []
         self.tags: list[str] = []
         self.notes: list[str] = []
-        self.channels: list[dict[str, str]] = []
+        # By kind and value, so that a card of thousands of channels finds
+        # its twins at once; in the card's order.
+        self.channels: dict[tuple[str, str], dict[str, str]] = {}
         # Each channel as the card writes it, to name a card without a name.
         self.channel_texts: list[str] = []
         # (kind or None when the type is unknown, address)
@@ -649,12 +651,9 @@ class _CardReader:
         """
         if not value:
             return
-        twin = next(
-            (c for c in self.channels if c["kind"] == kind and c["value"] == value),
-            None,
-        )
+        twin = self.channels.get((kind, value))
         if twin is None:
-            self.channels.append({"kind": kind, "value": value, "label": label})
+            self.channels[kind, value] = {"kind": kind, "value": value, "label": label}
             self.channel_texts.append(written or value)
         elif label and label != twin["label"] and prop:
             self.card.dropped.append(
@@ -865,7 +864,7 @@ class _CardReader:
             "notes": "\n\n".join(note for note in self.notes if note),
             **self.fields,
             "aliases": list(dict.fromkeys(a for a in self.aliases if a)),
-            "channels": self.channels,
+            "channels": list(self.channels.values()),
             "addresses": self._addresses(),
         }
         return self.card
@@ -873,7 +872,8 @@ class _CardReader:
     def _fallback_name(self) -> str:
         """Return the card's first email, else phone, else channel as written."""
         for kind in (ChannelKind.EMAIL, ChannelKind.PHONE, None):
-            for channel, text in zip(self.channels, self.channel_texts, strict=True):
+            channels = zip(self.channels.values(), self.channel_texts, strict=True)
+            for channel, text in channels:
                 if kind is None or channel["kind"] == kind:
                     return text[: Contact.display_name.field.max_length]
         return ""
