@@ -8,8 +8,9 @@ warns which lines were. The file is split into cards on its BEGIN:VCARD and
 END:VCARD lines, so one broken card never hides the others; cards are
 numbered 1..n as they appear. PHOTO, LOGO, SOUND, KEY and every base64
 value are dropped before parsing, with their folded lines however they
-are folded (indented or not, vCard 2.1's blank-line end). The rest is
-unfolded here in one pass
+are folded (indented or not, vCard 2.1's blank-line end). A card of more
+than MAX_CARD_LINES lines, or with a value over MAX_VALUE_LENGTH characters,
+is skipped with its reason. The rest is unfolded here in one pass
 (logical_lines: folds, and 2.1's quoted-printable soft line breaks), each
 property split into group, name, parameters and value by a pattern that
 never backtracks, and read into vobject's content line, which decodes
@@ -100,6 +101,7 @@ from urllib.parse import unquote
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
@@ -155,6 +157,17 @@ PROGRESS_MIN_CARDS = 200
 
 # Old Windows address books write their own code page and say nothing.
 FALLBACK_ENCODING = "cp1252"
+# The largest card that is read; a card over either cap is skipped with its
+# reason and the rest of the file imported. A value counts as the file writes
+# it, unfolded, before quoted-printable decoding: 64 Ki characters are some
+# twenty printed pages, far more than a note of an address book holds, and
+# still about 7,000 letters of Japanese in vCard 2.1 quoted-printable (nine
+# characters a letter). A binary value (PHOTO and the like, dropped unread)
+# counts toward neither cap. 5,000 lines hold several of the longest values
+# folded at 75 characters (under 900 lines each) beside hundreds of
+# properties.
+MAX_VALUE_LENGTH = 65_536
+MAX_CARD_LINES = 5_000
 # Properties whose values are binary (or a link to one); Yorik keeps none.
 _BINARY_LINE = re.compile(
     r"^(?:[\w-]+\.)?(?:PHOTO|LOGO|SOUND|KEY|X-MS-CARDPICTURE)[;:]"
@@ -163,7 +176,7 @@ _BINARY_LINE = re.compile(
 )
 # How a property line starts: an optional group, a name, then ; or :.
 # Base64 has neither character, so a photo's lines never look like one.
-_PROPERTY = re.compile(r"^(?:[\w-]+\.)?[\w-]+[;:]")
+_PROPERTY = re.compile(r"^(?:[\w-]+\.)?([\w-]+)[;:]")
 # A content line as vobject's parser reads it (RFC 6350 §3.3 and vCard 2.1's
 # bare parameters: group, name, parameters, colon, value), written with
 # possessive quantifiers so that it never backtracks. vobject's own pattern
@@ -450,18 +463,44 @@ def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
     if raw.problem:
         return _skipped(raw, raw.problem)
     kept = _without_binaries(raw.lines)
+    count = sum(1 for line in kept if line)
+    if count > MAX_CARD_LINES:
+        return _skipped(
+            raw,
+            _("has %(count)s lines, more than the %(limit)s a card may have")
+            % {
+                "count": number_format(count, force_grouping=True),
+                "limit": number_format(MAX_CARD_LINES, force_grouping=True),
+            },
+        )
     # vobject's vCard component would apply the text behaviour that cuts
     # values at commas, so only its content lines are built.
     lines: list[ContentLine] = []
     dropped: list[str] = []
     for text, number in logical_lines(kept):
         line_number = raw.first_line + number - 1
-        if not _PROPERTY.match(text):
+        property_ = _PROPERTY.match(text)
+        if not property_:
             dropped.append(
                 _("line %(line)d ignored: not a vCard property: %(text)s")
                 % {"line": line_number, "text": repr(text[:40])}
             )
             continue
+        # The value follows the first colon; without one, the line is the value.
+        length = len(text) - text.find(":") - 1
+        if length > MAX_VALUE_LENGTH:
+            return _skipped(
+                raw,
+                _(
+                    "%(property)s has %(length)s characters, more than the "
+                    "%(limit)s a value may have"
+                )
+                % {
+                    "property": property_[1].upper(),
+                    "length": number_format(length, force_grouping=True),
+                    "limit": number_format(MAX_VALUE_LENGTH, force_grouping=True),
+                },
+            )
         try:
             line = _content_line(text, number)
         except (ValueError, LookupError) as error:
@@ -547,10 +586,11 @@ def _content_line(text: str, number: int) -> ContentLine | None:
 def _without_binaries(lines: list[str]) -> list[str]:
     """Return the lines with PHOTO-like properties and their values blanked out.
 
-    Yorik keeps none of them, so they are not read. A binary value ends at
-    the next line that starts a property, however its lines were folded:
-    indented, not indented, or ended by a blank line (vCard 2.1). Blank
-    lines keep the line numbers.
+    Yorik keeps none of them, so they are neither read nor counted toward a
+    card's caps (MAX_CARD_LINES). A binary value ends at the next line
+    that starts a property, however its lines were folded: indented, not
+    indented, or ended by a blank line (vCard 2.1). Blank lines keep the
+    line numbers.
     """
     kept: list[str] = []
     dropping = False

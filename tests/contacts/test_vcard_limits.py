@@ -1,18 +1,50 @@
-"""What one vCard file may cost: reading takes time in proportion to a card's
-length, however long one value is folded.
+"""What one vCard file may cost: linear reading, per-card caps.
+
+A card with a value over MAX_VALUE_LENGTH or more lines than MAX_CARD_LINES
+is skipped with its reason and the rest of the file imported. Reading a card
+takes time in proportion to its length, however long one value is folded.
 """
 
 import time
 from io import StringIO
 from pathlib import Path
 
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 
-from contacts.vcard_import import logical_lines
+from contacts.models import Contact
+from contacts.vcard_import import MAX_CARD_LINES, MAX_VALUE_LENGTH, logical_lines
+from household.models import Membership
+
+IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
 
 
 def vcard(*lines: str) -> str:
     return "\r\n".join(["BEGIN:VCARD", "VERSION:3.0", *lines, "END:VCARD", ""])
+
+
+def folded(line: str) -> str:
+    """Return a property folded at 75 characters, as exporters write it."""
+    return "\r\n ".join(line[i : i + 74] for i in range(0, len(line), 74))
+
+
+def oversized_cards() -> bytes:
+    """Return a card with a value one character over the cap, one with one
+    line too many, and one with a value just at the cap."""
+    return (
+        vcard("FN:Anna Roth", folded("NOTE:" + "a" * (MAX_VALUE_LENGTH + 1)))
+        + vcard("FN:Ben Roth", *["CATEGORIES:Familie"] * (MAX_CARD_LINES - 3))
+        + vcard("FN:Carla Roth", folded("NOTE:" + "c" * MAX_VALUE_LENGTH))
+    ).encode()
+
+
+@pytest.fixture
+def anna(client: Client, admin_membership: Membership) -> Client:
+    assert client.login(username="anna", password="correct-horse-battery")
+    return client
 
 
 def run(path: Path, **options) -> tuple[str, str]:
@@ -88,3 +120,42 @@ def test_a_line_of_many_parameters_without_a_colon_is_named_quickly(
         f"card 1 (Anna Roth): line 4 ignored: cannot be read: {line[:40]!r}"
     )
     assert elapsed < 5
+
+
+# Caps
+
+
+def test_a_card_over_a_cap_is_skipped_and_the_rest_imported(household, tmp_path):
+    path = tmp_path / "big.vcf"
+    path.write_bytes(oversized_cards())
+
+    out, err = run(path)
+
+    assert out == "found 3: created 1, updated 0, unchanged 0, skipped 2"
+    assert err.splitlines() == [
+        "card 1 (Anna Roth): NOTE has 65,537 characters, more than the 65,536 a "
+        "value may have",
+        "card 2 (Ben Roth): has 5,001 lines, more than the 5,000 a card may have",
+    ]
+    [carla] = Contact.objects.filter(household=household)
+    assert (carla.display_name, carla.notes) == ("Carla Roth", "c" * MAX_VALUE_LENGTH)
+
+
+def test_admin_upload_names_the_cards_over_a_cap_in_german(anna, household):
+    upload = SimpleUploadedFile("big.vcf", oversized_cards(), "text/vcard")
+
+    response = anna.post(IMPORT_URL, {"file": upload}, follow=True)
+
+    assert (
+        "3 gefunden: 1 neu angelegt, 0 aktualisiert, 0 unverändert, 2 übersprungen"
+        in response.text
+    )
+    assert (
+        "Karte 1 (Anna Roth): NOTE hat 65.537 Zeichen, mehr als die 65.536, die "
+        "ein Wert haben darf" in response.text
+    )
+    assert (
+        "Karte 2 (Ben Roth): hat 5.001 Zeilen, mehr als die 5.000, die eine Karte "
+        "haben darf" in response.text
+    )
+    assert Contact.objects.filter(household=household).count() == 1
