@@ -80,7 +80,9 @@ household's contacts loaded once. New contacts are validated card by card
 and written together at the end (contacts.services.create_checked_contacts),
 an update of a stored contact in its own savepoint, so a card that fails
 validation leaves nothing behind. A dry run does all of it and rolls back,
-so its summary is what a real run would report.
+so its summary is what a real run would report. An import given a timeout
+looks at the clock before each card it reads and each it writes; past the
+timeout it stops, rolls back and reports that instead of the summary.
 
 Language. Problems and warnings are written in the language active during
 the import, the summary's counts in the one active when it is shown: an
@@ -91,6 +93,7 @@ the site's (English).
 import codecs
 import re
 import sys
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -220,8 +223,8 @@ class ImportSummary:
 
     Each skipped card has one line in `skipped_cards`, by its number; each
     value dropped from a kept card, and each note about the file (lines read
-    in the fallback charset), one in `warnings`. `file_problem` says why a
-    file gave no card at all (empty, not a vCard file).
+    in the fallback charset), one in `warnings`. `file_problem` says why an
+    import gave no card at all (an empty file, not a vCard file, a timeout).
     """
 
     created: int = 0
@@ -296,23 +299,81 @@ class _Card:
         }
 
 
+class _TimedOut(Exception):
+    """The import ran past its timeout."""
+
+
+class _Deadline:
+    """When an import has to stop: `timeout` seconds after it started, or never."""
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+        self.started = time.monotonic()
+
+    def check(self, number: int, count: int) -> None:
+        """Raise _TimedOut at card `number` of `count` once the time is up."""
+        if self.timeout is None or time.monotonic() - self.started < self.timeout:
+            return
+        seconds = self.timeout
+        if float(seconds).is_integer():
+            seconds = int(seconds)
+        raise _TimedOut(
+            _(
+                "The import took longer than %(seconds)s seconds and was stopped "
+                "at card %(number)s of %(count)s."
+            )
+            % {
+                "seconds": number_format(seconds),
+                "number": number_format(number, force_grouping=True),
+                "count": number_format(count, force_grouping=True),
+            }
+        )
+
+
 def import_vcards(
     *,
     household: Household,
     data: bytes,
     dry_run: bool = False,
     show_progress: bool = False,
+    timeout: float | None = None,
 ) -> ImportSummary:
-    """Import every card of a vCard file into the household's address book."""
+    """Import every card of a vCard file into the household's address book.
+
+    An import still running `timeout` seconds after it started stops at the
+    next card, writes nothing and says so in the summary's file_problem.
+    """
+    try:
+        return _import(
+            household=household,
+            data=data,
+            dry_run=dry_run,
+            show_progress=show_progress,
+            deadline=_Deadline(timeout),
+        )
+    except _TimedOut as stop:
+        return ImportSummary(file_problem=str(stop))
+
+
+def _import(
+    *,
+    household: Household,
+    data: bytes,
+    dry_run: bool,
+    show_progress: bool,
+    deadline: _Deadline,
+) -> ImportSummary:
+    """Import the file as import_vcards does; raise _TimedOut past the deadline."""
     check_vcard_size(len(data))
     region, language = household.default_region, household.language
     text, notes = _decode(data)
     summary = ImportSummary(warnings=notes)
+    raws = _split_cards(text)
+    cards: list[_Card] = []
     with cyclic_gc_paused():
-        cards = [
-            _read_card(raw, region=region, language=language)
-            for raw in _split_cards(text)
-        ]
+        for raw in raws:
+            deadline.check(raw.number, len(raws))
+            cards.append(_read_card(raw, region=region, language=language))
     if not cards:
         summary.file_problem = _not_a_vcard_file(text)
         return summary
@@ -327,6 +388,7 @@ def import_vcards(
             disable=not show_progress or len(cards) < PROGRESS_MIN_CARDS,
         )
         for card in progress:
+            deadline.check(card.number, len(cards))
             if card.problems:
                 summary.skipped_cards[card.number] = card.report(
                     "; ".join(card.problems)

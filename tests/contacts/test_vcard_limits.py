@@ -1,8 +1,9 @@
-"""What one vCard file may cost: linear reading, per-card caps.
+"""What one vCard file may cost: linear reading, per-card caps, a timeout.
 
 A card with a value over MAX_VALUE_LENGTH or more lines than MAX_CARD_LINES
-is skipped with its reason and the rest of the file imported. Reading a card
-takes time in proportion to its length, however long one value is folded.
+is skipped with its reason and the rest of the file imported; an import past
+its timeout stops and writes nothing. Reading a card takes time in
+proportion to its length, however long one value is folded.
 """
 
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
@@ -19,6 +21,7 @@ from contacts.models import Contact
 from contacts.vcard_import import MAX_CARD_LINES, MAX_VALUE_LENGTH, logical_lines
 from household.models import Membership
 
+SAMPLES = Path(__file__).parent / "vcards"
 IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
 
 
@@ -159,3 +162,42 @@ def test_admin_upload_names_the_cards_over_a_cap_in_german(anna, household):
         "haben darf" in response.text
     )
     assert Contact.objects.filter(household=household).count() == 1
+
+
+# Timeout
+
+
+def test_command_past_its_timeout_stops_and_imports_nothing(household):
+    with pytest.raises(
+        CommandError,
+        match=r"google\.vcf: The import took longer than 0\.000000001 seconds "
+        r"and was stopped at card 1 of 5\. Nothing was imported\.",
+    ):
+        run(SAMPLES / "google.vcf", timeout=1e-9)
+    assert not Contact.objects.exists()
+
+
+def test_admin_upload_past_the_timeout_imports_nothing(anna, settings):
+    settings.YORIK_VCARD_IMPORT_TIMEOUT = 1e-9
+    upload = SimpleUploadedFile(
+        "google.vcf", (SAMPLES / "google.vcf").read_bytes(), "text/vcard"
+    )
+
+    response = anna.post(IMPORT_URL, {"file": upload}, follow=True)
+
+    assert (
+        "Der Import dauerte länger als 0,000000001 Sekunden und wurde bei Karte 1 "
+        "von 5 abgebrochen. Es wurde nichts importiert." in response.text
+    )
+    assert not Contact.objects.exists()
+
+
+def test_admin_upload_without_a_timeout_imports(anna, settings):
+    settings.YORIK_VCARD_IMPORT_TIMEOUT = 0
+    upload = SimpleUploadedFile(
+        "google.vcf", (SAMPLES / "google.vcf").read_bytes(), "text/vcard"
+    )
+
+    anna.post(IMPORT_URL, {"file": upload})
+
+    assert Contact.objects.count() == 5
