@@ -3,6 +3,7 @@
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -383,6 +384,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 household=form.target_household(),
                 data=form.cleaned_data["file"].read(),
                 dry_run=dry_run,
+                timeout=settings.YORIK_VCARD_IMPORT_TIMEOUT or None,
             )
             self._report_import(request, summary, dry_run=dry_run)
             # After a dry run the admin is one click from the real import.

@@ -8,13 +8,18 @@ warns which lines were. The file is split into cards on its BEGIN:VCARD and
 END:VCARD lines, so one broken card never hides the others; cards are
 numbered 1..n as they appear. PHOTO, LOGO, SOUND, KEY and every base64
 value are dropped before parsing, with their folded lines however they
-are folded (indented or not, vCard 2.1's blank-line end). vobject reads
-the rest line by line: folds, quoted-printable values with their charset
-(2.1), groups and parameters; a line it cannot read, or one that is no
-property at all (a comment, a stray text line), is dropped and reported,
-the rest of the card kept. Values are unescaped here instead of by
-vobject's text behaviour, which cuts a value at its first comma; vCard
-2.1 and many exporters leave commas unescaped.
+are folded (indented or not, vCard 2.1's blank-line end). A card of more
+than MAX_CARD_LINES lines, or with a value over MAX_VALUE_LENGTH characters,
+is skipped with its reason. The rest is unfolded here in one pass
+(logical_lines: folds, and 2.1's quoted-printable soft line breaks), each
+property split into group, name, parameters and value by a pattern that
+never backtracks, and read into vobject's content line, which decodes
+quoted-printable values with their charset (2.1). A line that cannot be
+read, or one that is no property at all (a comment, a stray text line), is
+dropped and reported, the rest of the card kept. Values are unescaped here
+instead of by vobject's text behaviour, which cuts a value at its first
+comma; vCard 2.1 and many exporters leave commas unescaped. So reading
+takes time in proportion to the file, however its values are folded.
 
 Mapping. FN (else N) is the display name, N the first and last name; a card
 that is a company (KIND:org, Apple's X-ABShowAs:COMPANY, or an ORG without a
@@ -75,7 +80,9 @@ household's contacts loaded once. New contacts are validated card by card
 and written together at the end (contacts.services.create_checked_contacts),
 an update of a stored contact in its own savepoint, so a card that fails
 validation leaves nothing behind. A dry run does all of it and rolls back,
-so its summary is what a real run would report.
+so its summary is what a real run would report. An import given a timeout
+looks at the clock before each card it reads and each it writes; past the
+timeout it stops, rolls back and reports that instead of the summary.
 
 Language. Problems and warnings are written in the language active during
 the import, the summary's counts in the one active when it is shown: an
@@ -84,11 +91,11 @@ the site's (English).
 """
 
 import codecs
-import io
 import re
 import sys
+import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from typing import Any
@@ -97,15 +104,11 @@ from urllib.parse import unquote
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from tqdm import tqdm
-from vobject.base import (
-    ContentLine,
-    VObjectError,
-    getLogicalLines,
-    textLineToContentLine,
-)
+from vobject.base import ContentLine, parseParams
 from vobject.icalendar import stringToTextValues
 from vobject.vcard import splitFields
 
@@ -157,6 +160,17 @@ PROGRESS_MIN_CARDS = 200
 
 # Old Windows address books write their own code page and say nothing.
 FALLBACK_ENCODING = "cp1252"
+# The largest card that is read; a card over either cap is skipped with its
+# reason and the rest of the file imported. A value counts as the file writes
+# it, unfolded, before quoted-printable decoding: 64 Ki characters are some
+# twenty printed pages, far more than a note of an address book holds, and
+# still about 7,000 letters of Japanese in vCard 2.1 quoted-printable (nine
+# characters a letter). A binary value (PHOTO and the like, dropped unread)
+# counts toward neither cap. 5,000 lines hold several of the longest values
+# folded at 75 characters (under 900 lines each) beside hundreds of
+# properties.
+MAX_VALUE_LENGTH = 65_536
+MAX_CARD_LINES = 5_000
 # Properties whose values are binary (or a link to one); Yorik keeps none.
 _BINARY_LINE = re.compile(
     r"^(?:[\w-]+\.)?(?:PHOTO|LOGO|SOUND|KEY|X-MS-CARDPICTURE)[;:]"
@@ -165,7 +179,25 @@ _BINARY_LINE = re.compile(
 )
 # How a property line starts: an optional group, a name, then ; or :.
 # Base64 has neither character, so a photo's lines never look like one.
-_PROPERTY = re.compile(r"^(?:[\w-]+\.)?[\w-]+[;:]")
+_PROPERTY = re.compile(r"^(?:[\w-]+\.)?([\w-]+)[;:]")
+# A content line as vobject's parser reads it (RFC 6350 §3.3 and vCard 2.1's
+# bare parameters: group, name, parameters, colon, value), written with
+# possessive quantifiers so that it never backtracks. vobject's own pattern
+# backtracks exponentially over parameters that end in no colon: 26 of
+# `TEL;a;a;…` take seconds, 40 take hours, and nothing can stop a regular
+# expression while it runs, not even the import's timeout.
+_NAME = "[A-Za-z0-9_-]"
+# An unquoted value stops at "=", which then starts the next one (vobject
+# reads `A=b=c` and `A=="c"` alike), so that no value has to give back
+# characters for a match.
+_PARAMETER_VALUE = '(?:"[^"]*+"|[^";:,=]*+)'
+_CONTENT_LINE = re.compile(
+    rf"(?:(?P<group>{_NAME}++)\.)?(?P<name>{_NAME}++)"
+    rf"(?P<params>(?:;(?=[;:]))?(?:;{_NAME}++"
+    rf"(?:(?:={_PARAMETER_VALUE})?+(?:,{_PARAMETER_VALUE})*+)*+)*+)"
+    r":(?P<value>.*)",
+    re.DOTALL,
+)
 _DECLARED_CHARSET = re.compile(rb";CHARSET=", re.IGNORECASE)
 _CHARSET = re.compile(rb"^[^:]*?;CHARSET=([^;:]+)", re.IGNORECASE)
 _BYTE_ORDER_MARKS = (
@@ -191,8 +223,8 @@ class ImportSummary:
 
     Each skipped card has one line in `skipped_cards`, by its number; each
     value dropped from a kept card, and each note about the file (lines read
-    in the fallback charset), one in `warnings`. `file_problem` says why a
-    file gave no card at all (empty, not a vCard file).
+    in the fallback charset), one in `warnings`. `file_problem` says why an
+    import gave no card at all (an empty file, not a vCard file, a timeout).
     """
 
     created: int = 0
@@ -267,23 +299,81 @@ class _Card:
         }
 
 
+class _TimedOut(Exception):
+    """The import ran past its timeout."""
+
+
+class _Deadline:
+    """When an import has to stop: `timeout` seconds after it started, or never."""
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+        self.started = time.monotonic()
+
+    def check(self, number: int, count: int) -> None:
+        """Raise _TimedOut at card `number` of `count` once the time is up."""
+        if self.timeout is None or time.monotonic() - self.started < self.timeout:
+            return
+        seconds = self.timeout
+        if float(seconds).is_integer():
+            seconds = int(seconds)
+        raise _TimedOut(
+            _(
+                "The import took longer than %(seconds)s seconds and was stopped "
+                "at card %(number)s of %(count)s."
+            )
+            % {
+                "seconds": number_format(seconds),
+                "number": number_format(number, force_grouping=True),
+                "count": number_format(count, force_grouping=True),
+            }
+        )
+
+
 def import_vcards(
     *,
     household: Household,
     data: bytes,
     dry_run: bool = False,
     show_progress: bool = False,
+    timeout: float | None = None,
 ) -> ImportSummary:
-    """Import every card of a vCard file into the household's address book."""
+    """Import every card of a vCard file into the household's address book.
+
+    An import still running `timeout` seconds after it started stops at the
+    next card, writes nothing and says so in the summary's file_problem.
+    """
+    try:
+        return _import(
+            household=household,
+            data=data,
+            dry_run=dry_run,
+            show_progress=show_progress,
+            deadline=_Deadline(timeout),
+        )
+    except _TimedOut as stop:
+        return ImportSummary(file_problem=str(stop))
+
+
+def _import(
+    *,
+    household: Household,
+    data: bytes,
+    dry_run: bool,
+    show_progress: bool,
+    deadline: _Deadline,
+) -> ImportSummary:
+    """Import the file as import_vcards does; raise _TimedOut past the deadline."""
     check_vcard_size(len(data))
     region, language = household.default_region, household.language
     text, notes = _decode(data)
     summary = ImportSummary(warnings=notes)
+    raws = _split_cards(text)
+    cards: list[_Card] = []
     with cyclic_gc_paused():
-        cards = [
-            _read_card(raw, region=region, language=language)
-            for raw in _split_cards(text)
-        ]
+        for raw in raws:
+            deadline.check(raw.number, len(raws))
+            cards.append(_read_card(raw, region=region, language=language))
     if not cards:
         summary.file_problem = _not_a_vcard_file(text)
         return summary
@@ -298,6 +388,7 @@ def import_vcards(
             disable=not show_progress or len(cards) < PROGRESS_MIN_CARDS,
         )
         for card in progress:
+            deadline.check(card.number, len(cards))
             if card.problems:
                 summary.skipped_cards[card.number] = card.report(
                     "; ".join(card.problems)
@@ -432,42 +523,133 @@ def _split_cards(text: str) -> list[_RawCard]:
 def _read_card(raw: _RawCard, *, region: str, language: str) -> _Card:
     """Return the card's contact data, or its problems."""
     if raw.problem:
-        return _Card(raw.number, _name_of(raw.lines), problems=[raw.problem])
-    # vobject's line reader unfolds lines, joins quoted-printable soft line
-    # breaks and decodes their charset; its vCard component would also apply
-    # the text behaviour that cuts values at commas, so it is not built.
+        return _skipped(raw, raw.problem)
+    kept = _without_binaries(raw.lines)
+    count = sum(1 for line in kept if line)
+    if count > MAX_CARD_LINES:
+        return _skipped(
+            raw,
+            _("has %(count)s lines, more than the %(limit)s a card may have")
+            % {
+                "count": number_format(count, force_grouping=True),
+                "limit": number_format(MAX_CARD_LINES, force_grouping=True),
+            },
+        )
+    # vobject's vCard component would apply the text behaviour that cuts
+    # values at commas, so only its content lines are built.
     lines: list[ContentLine] = []
     dropped: list[str] = []
-    logical_lines = getLogicalLines(
-        io.StringIO("\n".join(_without_binaries(raw.lines))), allowQP=True
-    )
-    for text, number in logical_lines:
-        # The reader numbers the first logical line 0, the others from 1.
-        line_number = raw.first_line + max(number, 1) - 1
-        if not _PROPERTY.match(text):
+    for text, number in logical_lines(kept):
+        line_number = raw.first_line + number - 1
+        property_ = _PROPERTY.match(text)
+        if not property_:
             dropped.append(
                 _("line %(line)d ignored: not a vCard property: %(text)s")
                 % {"line": line_number, "text": repr(text[:40])}
             )
             continue
-        try:
-            lines.append(textLineToContentLine(text, number))
-        except (VObjectError, ValueError, LookupError) as error:
-            reason = error.msg if isinstance(error, VObjectError) else str(error)
-            dropped.append(
-                _("line %(line)d ignored: cannot be read: %(reason)s")
-                % {"line": line_number, "reason": reason}
+        # The value follows the first colon; without one, the line is the value.
+        length = len(text) - text.find(":") - 1
+        if length > MAX_VALUE_LENGTH:
+            return _skipped(
+                raw,
+                _(
+                    "%(property)s has %(length)s characters, more than the "
+                    "%(limit)s a value may have"
+                )
+                % {
+                    "property": property_[1].upper(),
+                    "length": number_format(length, force_grouping=True),
+                    "limit": number_format(MAX_VALUE_LENGTH, force_grouping=True),
+                },
             )
+        try:
+            line = _content_line(text, number)
+        except (ValueError, LookupError) as error:
+            reason = str(error)
+        else:
+            if line is not None:
+                lines.append(line)
+                continue
+            reason = repr(text[:40])
+        dropped.append(
+            _("line %(line)d ignored: cannot be read: %(reason)s")
+            % {"line": line_number, "reason": reason}
+        )
     card = _CardReader(raw.number, region, language).read(lines)
     card.dropped[:0] = dropped
     return card
 
 
+def _skipped(raw: _RawCard, problem: str) -> _Card:
+    """Return a card that is not read, named by its FN when that can be read."""
+    return _Card(raw.number, _name_of(raw.lines), problems=[problem])
+
+
+def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Yield each property of a card's lines unfolded, with its first line's number.
+
+    A line that starts with a space or a tab continues the one before it,
+    less that character (RFC 6350 §3.2). A quoted-printable value (vCard 2.1:
+    QUOTED-PRINTABLE among the parameters before the first colon) that ends
+    in "=" goes on in the next line, whatever that starts with; the line
+    break is kept for the decoder, which removes it with the "=". An empty
+    line ends a property. Lines are numbered from 1. Each line is looked at
+    once, so the time grows with the card's length, however long one value.
+    """
+    parts: list[str] = []
+    start = 0
+    # None until the property's colon is read.
+    quoted_printable: bool | None = None
+    soft_break = False
+    for number, line in enumerate(lines, start=1):
+        if not line:
+            if parts:
+                yield "".join(parts), start
+            parts, quoted_printable, soft_break = [], None, False
+            continue
+        if soft_break:
+            piece = "\n" + line
+        elif line[0] in " \t" and parts:
+            piece = line[1:]
+        else:
+            if parts:
+                yield "".join(parts), start
+            parts, start, quoted_printable, piece = [], number, None, line
+        parts.append(piece)
+        if quoted_printable is None and ":" in piece:
+            text = "".join(parts)
+            quoted_printable = "QUOTED-PRINTABLE" in text[: text.index(":")].upper()
+        soft_break = bool(quoted_printable) and piece.endswith("=")
+    if parts:
+        yield "".join(parts), start
+
+
+def _content_line(text: str, number: int) -> ContentLine | None:
+    """Return a property read into vobject's content line, or None if it is none.
+
+    Raise ValueError or LookupError when a quoted-printable value is not in
+    its charset.
+    """
+    match = _CONTENT_LINE.fullmatch(text)
+    if match is None:
+        return None
+    return ContentLine(
+        # vobject reads Lotus Notes' underscores as dashes.
+        match["name"].replace("_", "-"),
+        parseParams(match["params"]),
+        match["value"],
+        match["group"],
+        encoded=True,
+        lineNumber=number,
+    )
+
+
 def _without_binaries(lines: list[str]) -> list[str]:
     """Return the lines with PHOTO-like properties and their values blanked out.
 
-    They are ignored, and vobject's line reader takes quadratic time over a
-    long folded value such as a photo. A binary value ends at the next line
+    Yorik keeps none of them, so they are neither read nor counted toward a
+    card's caps (MAX_CARD_LINES). A binary value ends at the next line
     that starts a property, however its lines were folded: indented, not
     indented, or ended by a blank line (vCard 2.1). Blank lines keep the
     line numbers.
@@ -484,13 +666,15 @@ def _without_binaries(lines: list[str]) -> list[str]:
 
 
 def _name_of(lines: list[str]) -> str:
-    """Return the FN of a card vobject cannot read, when its FN line can be read."""
-    for line in lines:
+    """Return the FN of a card that is not read, when its FN line can be read."""
+    for number, line in enumerate(lines, start=1):
         if _FN_LINE.match(line):
             try:
-                return _text(textLineToContentLine(line).value)
-            except (VObjectError, ValueError, LookupError):
+                content = _content_line(line, number)
+            except (ValueError, LookupError):
                 return ""
+            name = _text(content.value) if content is not None else ""
+            return name[: Contact.display_name.field.max_length]
     return ""
 
 
@@ -530,7 +714,9 @@ class _CardReader:
         self.aliases: list[str] = []
         self.tags: list[str] = []
         self.notes: list[str] = []
-        self.channels: list[dict[str, str]] = []
+        # By kind and value, so that a card of thousands of channels finds
+        # its twins at once; in the card's order.
+        self.channels: dict[tuple[str, str], dict[str, str]] = {}
         # Each channel as the card writes it, to name a card without a name.
         self.channel_texts: list[str] = []
         # (kind or None when the type is unknown, address)
@@ -567,12 +753,9 @@ class _CardReader:
         """
         if not value:
             return
-        twin = next(
-            (c for c in self.channels if c["kind"] == kind and c["value"] == value),
-            None,
-        )
+        twin = self.channels.get((kind, value))
         if twin is None:
-            self.channels.append({"kind": kind, "value": value, "label": label})
+            self.channels[kind, value] = {"kind": kind, "value": value, "label": label}
             self.channel_texts.append(written or value)
         elif label and label != twin["label"] and prop:
             self.card.dropped.append(
@@ -783,7 +966,7 @@ class _CardReader:
             "notes": "\n\n".join(note for note in self.notes if note),
             **self.fields,
             "aliases": list(dict.fromkeys(a for a in self.aliases if a)),
-            "channels": self.channels,
+            "channels": list(self.channels.values()),
             "addresses": self._addresses(),
         }
         return self.card
@@ -791,7 +974,8 @@ class _CardReader:
     def _fallback_name(self) -> str:
         """Return the card's first email, else phone, else channel as written."""
         for kind in (ChannelKind.EMAIL, ChannelKind.PHONE, None):
-            for channel, text in zip(self.channels, self.channel_texts, strict=True):
+            channels = zip(self.channels.values(), self.channel_texts, strict=True)
+            for channel, text in channels:
                 if kind is None or channel["kind"] == kind:
                     return text[: Contact.display_name.field.max_length]
         return ""

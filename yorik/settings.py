@@ -357,6 +357,11 @@ YORIK_PROFILE_CALLER = "household.callers.caller_for_profile"
 YORIK_VCARD_MAX_BYTES = int(
     os.environ.get("YORIK_VCARD_MAX_BYTES", str(20 * 1024 * 1024))
 )
+# An upload in admin is imported while its request waits, in a worker thread
+# that serves other households too: past this many seconds the import stops
+# and writes nothing (0: no limit). 5,000 cards take about 4 s
+# (bench/imports.py); a larger address book is for `manage.py import_vcard`.
+YORIK_VCARD_IMPORT_TIMEOUT = float(os.environ.get("YORIK_VCARD_IMPORT_TIMEOUT", "20"))
 
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", default=True)

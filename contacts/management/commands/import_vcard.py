@@ -26,9 +26,22 @@ class Command(BaseCommand):
             action="store_true",
             help="report what the import would do and write nothing",
         )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            metavar="SECONDS",
+            help="stop and import nothing when the import takes longer "
+            "(default: no limit)",
+        )
 
     def handle(
-        self, *args, file: Path, household: str, dry_run: bool, **options
+        self,
+        *args,
+        file: Path,
+        household: str,
+        dry_run: bool,
+        timeout: float | None,
+        **options,
     ) -> None:
         target = Household.objects.filter(slug=household).first()
         if target is None:
@@ -45,6 +58,7 @@ class Command(BaseCommand):
             data=data,
             dry_run=dry_run,
             show_progress=sys.stderr.isatty(),
+            timeout=timeout,
         )
         if summary.file_problem:
             raise CommandError(f"{file}: {summary.file_problem} Nothing was imported.")
