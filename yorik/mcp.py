@@ -73,7 +73,9 @@ class SkillServer(MCPServer):
     forbidden when called, as REST answers 403 (the library's permission hides
     it as unknown); and a result carries the skill's card as a resource_link
     beside its structuredContent, and its own _meta (the library writes a
-    return value as text and structuredContent only).
+    return value as text and structuredContent only). Those steps are the
+    library's internal methods: tests/yorik/test_mcp_library.py pins their
+    names and parameters, so an upgrade that changes them fails there.
     """
 
     def __init__(self, skills: Iterable[Skill], **kwargs: Any) -> None:
