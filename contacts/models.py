@@ -385,7 +385,7 @@ class PaperlessDocument(models.Model):
 class CardDavAccount(models.Model):
     """The CardDAV address book a household's contacts are synced with.
 
-    The password is stored encrypted (contacts.credentials) and never shown:
+    The password is stored encrypted (contacts.carddav.credentials) and never shown:
     `password_encrypted` is not editable, and no bundle section exports it.
     """
 

@@ -5,8 +5,8 @@ import sys
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.carddav import CardDavError
-from contacts.carddav_sync import (
+from contacts.carddav.client import CardDavError
+from contacts.carddav.sync import (
     account_for,
     check_account,
     store_account,

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.paperless import PaperlessClient, PaperlessError, sync_paperless
+from contacts.paperless.client import PaperlessClient, PaperlessError, sync_paperless
 from household.models import Household
 
 

@@ -5,7 +5,7 @@ A run pulls, then pushes, then moves the sync token:
 - Pull. The address book lists what changed since the stored sync token
   (`sync-collection`), or every card's ETag when it cannot. Cards whose ETag
   differs from the one last seen are fetched in batches. A card Yorik has
-  not seen goes through the vCard importer (contacts.vcard_import), so it is
+  not seen goes through the vCard importer (contacts.vcard.importer), so it is
   matched to a contact, created or merged exactly as a file import would do
   it. A card Yorik has seen is merged field by field with its contact (see
   below). A card gone from the server archives its contact.
@@ -13,7 +13,7 @@ A run pulls, then pushes, then moves the sync token:
   written to its card with `If-Match` on the ETag last seen; a new contact
   (active or pending) becomes a new card with `If-None-Match: *`. The card is
   read, modified and written: the properties Yorik models are replaced with
-  Yorik's export of the contact (contacts.vcard_export), every other line of
+  Yorik's export of the contact (contacts.vcard.exporter), every other line of
   the server's card (photo, birthday, a person's ORG, relations, X- lines of
   other programs) is kept as it was. A 412 pulls that card again and tries
   once more.
@@ -52,7 +52,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 from tqdm import tqdm
 
 from contacts.aggregates import contact_document
-from contacts.carddav import (
+from contacts.carddav.client import (
     MULTIGET_BATCH,
     AddressBook,
     CardDavClient,
@@ -62,7 +62,11 @@ from contacts.carddav import (
     PreconditionFailed,
     SyncTokenInvalid,
 )
-from contacts.credentials import UnreadableSecret, decrypt_secret, encrypt_secret
+from contacts.carddav.credentials import (
+    UnreadableSecret,
+    decrypt_secret,
+    encrypt_secret,
+)
 from contacts.models import (
     Address,
     CardDavAccount,
@@ -76,9 +80,9 @@ from contacts.models import (
     one_line_address,
 )
 from contacts.services import update_contact
-from contacts.vcard_export import contact_vcard
-from contacts.vcard_import import import_vcards, read_vcard
-from contacts.vcards import CHAT_PROPERTIES
+from contacts.vcard.exporter import contact_vcard
+from contacts.vcard.importer import import_vcards, read_vcard
+from contacts.vcard.vocabulary import CHAT_PROPERTIES
 from household.models import Household
 
 # The properties the importer reads into a contact's fields: Yorik's export

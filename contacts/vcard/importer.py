@@ -31,7 +31,7 @@ engine's parse_dialled_phone; the extension or dialling goes into the
 label), EMAIL emails (also `"Name" <addr>`), IMPP and X-WHATSAPP-style
 lines chat ids, URL websites; a SIP or pager address given as TEL is a
 channel of kind other. Labels come from an item group's X-ABLabel, else
-from their TYPE words (contacts.vcards). ADR is a home or work address
+from their TYPE words (contacts.vcard.vocabulary). ADR is a home or work address
 (also billing and shipping as x-billing, x-shipping); an address of another
 type counts as home when it is the card's only one. CATEGORIES are tags
 (without Google's system groups), NOTE the notes, UID is kept to recognise
@@ -129,7 +129,7 @@ from contacts.services import (
     create_checked_contacts,
     update_contact,
 )
-from contacts.vcards import (
+from contacts.vcard.vocabulary import (
     ADDRESS_TYPES,
     ANDROID_RELATION_TYPES,
     CHAT_LABELS,
@@ -1327,7 +1327,7 @@ def _conflicting(stored: dict[str, Any], card: dict[str, Any]) -> bool:
 def read_vcard(text: str, *, household: Household) -> tuple[dict[str, Any], str]:
     """Return one card's contact data as import_vcards maps it, and its problem.
 
-    For callers that hold cards one by one (contacts.carddav_sync): the
+    For callers that hold cards one by one (contacts.carddav.sync): the
     problem is "" for a card import_vcards would write, else why it would skip
     it, and the data is then empty.
     """

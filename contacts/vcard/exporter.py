@@ -7,7 +7,7 @@ as Apple and Google write it. Chat ids are IMPP URIs, websites URL lines,
 other channels X-YORIK-CHANNEL lines. vCard has no place for who a contact
 is to the household nor for its status, so they travel as X-YORIK-RELATION
 and X-YORIK-STATUS (RELATED would name another person, see
-contacts.vcard_import). A contact without a vCard UID gets `yorik-<ref>`.
+contacts.vcard.importer). A contact without a vCard UID gets `yorik-<ref>`.
 """
 
 from collections.abc import Iterator
@@ -30,7 +30,7 @@ from contacts.models import (
     ContactKind,
     ContactStatus,
 )
-from contacts.vcards import (
+from contacts.vcard.vocabulary import (
     CHAT_LABELS,
     EXPORTED_ADDRESS_TYPES,
     EXPORTED_CHAT_SCHEMES,
