@@ -46,8 +46,12 @@ from contacts.models import (
 )
 from contacts.selectors import CONTACT_COLUMNS
 from contacts.services import refresh_search_columns
-from contacts.vcard.importer import ImportSummary, import_vcards
-from contacts.vcard.vocabulary import VCardTooLarge, check_vcard_size
+from contacts.vcard.importer import (
+    ImportSummary,
+    VCardTooLarge,
+    check_vcard_size,
+    import_vcards,
+)
 from household.admin_scoping import (
     HouseholdScopedAdmin,
     HouseholdScopedForm,

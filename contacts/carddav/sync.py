@@ -81,7 +81,8 @@ from contacts.models import (
 )
 from contacts.services import update_contact
 from contacts.vcard.exporter import contact_vcard
-from contacts.vcard.importer import import_vcards, read_vcard
+from contacts.vcard.importer import import_vcards
+from contacts.vcard.mapping import read_vcard
 from contacts.vcard.vocabulary import CHAT_PROPERTIES
 from household.models import Household
 

@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import reverse
 
 from contacts.models import Contact
-from contacts.vcard.importer import MAX_CARD_LINES, MAX_VALUE_LENGTH, logical_lines
+from contacts.vcard.reader import MAX_CARD_LINES, MAX_VALUE_LENGTH, logical_lines
 from household.models import Membership
 
 SAMPLES = Path(__file__).parent / "samples"

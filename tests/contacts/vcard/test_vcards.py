@@ -15,8 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from contacts.models import Contact, ContactChannel
 from contacts.services import update_contact
 from contacts.vcard.exporter import export_vcards
-from contacts.vcard.importer import import_vcards
-from contacts.vcard.vocabulary import VCardTooLarge
+from contacts.vcard.importer import VCardTooLarge, import_vcards
 from tests.builders import build_contact, build_household
 from yorik.bundles import import_household
 
