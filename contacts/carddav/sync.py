@@ -45,13 +45,11 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Prefetch
 from django.utils import timezone, translation
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 from tqdm import tqdm
 
-from contacts.aggregates import contact_document
 from contacts.carddav.client import (
     MULTIGET_BATCH,
     AddressBook,
@@ -67,14 +65,12 @@ from contacts.carddav.credentials import (
     decrypt_secret,
     encrypt_secret,
 )
+from contacts.documents import contact_document, document_children
 from contacts.models import (
-    Address,
     CardDavAccount,
     CardDavCard,
     ChannelKind,
     Contact,
-    ContactAlias,
-    ContactChannel,
     ContactKind,
     ContactStatus,
     one_line_address,
@@ -320,9 +316,7 @@ def _only_run(account: CardDavAccount) -> Iterator[bool]:
 def _contacts(household: Household) -> Any:
     """The household's contacts with their children in id order, as exported."""
     return Contact.objects.filter(household=household).prefetch_related(
-        Prefetch("aliases", queryset=ContactAlias.objects.order_by("pk")),
-        Prefetch("channels", queryset=ContactChannel.objects.order_by("pk")),
-        Prefetch("addresses", queryset=Address.objects.order_by("pk")),
+        *document_children()
     )
 
 

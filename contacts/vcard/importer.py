@@ -10,17 +10,15 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Prefetch
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from tqdm import tqdm
 
-from contacts.aggregates import contact_document
+from contacts.documents import contact_document, document_children
 from contacts.merging import merged_vcard_uids
 from contacts.models import (
     ChannelKind,
     Contact,
-    ContactAlias,
     ContactStatus,
 )
 from contacts.services import (
@@ -334,9 +332,7 @@ class _AddressBook:
         # Contacts an earlier card of the file created or matched.
         self.taken: set[int] = set()
         contacts = Contact.objects.filter(household=household).prefetch_related(
-            Prefetch("aliases", queryset=ContactAlias.objects.order_by("pk")),
-            "channels",
-            "addresses",
+            *document_children()
         )
         for contact in contacts:
             self.refs[contact.pk] = contact.ref
