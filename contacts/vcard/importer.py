@@ -3,7 +3,6 @@
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +13,22 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from tqdm import tqdm
 
-from contacts.documents import contact_document, document_children
+from contacts.documents import (
+    FIELDS,
+    Document,
+    Rule,
+    added,
+    address_key,
+    channel_key,
+    contact_document,
+    document_children,
+    keep,
+    merge_documents,
+    same_fields,
+    take,
+    take_given,
+    with_names_as_aliases,
+)
 from contacts.merging import merged_vcard_uids
 from contacts.models import (
     ChannelKind,
@@ -38,6 +52,8 @@ from yorik.bulk import cyclic_gc_paused
 # Files with fewer cards finish before a progress bar would help.
 PROGRESS_MIN_CARDS = 200
 _IDENTITY_KINDS = (ChannelKind.PHONE, ChannelKind.EMAIL)
+# A card is unchanged when its contact would keep every field and its UID.
+_COMPARED = (*FIELDS, "vcard_uid")
 
 
 class VCardTooLarge(ValueError):
@@ -243,77 +259,55 @@ def _own_export_uid(ref: str) -> str:
     return f"yorik-{ref}"
 
 
+def _relabelled(stored: dict[str, str], card: dict[str, str]) -> dict[str, str]:
+    """Return a stored channel with the card's label, when the card gives one."""
+    return {**stored, "label": card["label"] or stored["label"]}
+
+
+def _card_addresses(
+    stored: list[dict[str, str]], card: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """Return the card's addresses, then the stored ones of kinds it has none of."""
+    return added(key=address_key)(card, stored)
+
+
+# A card sets what it carries and keeps what it leaves out. A channel the card
+# leaves out stays: one phone's export never knows every number another phone
+# or a person in Yorik added.
+_CARD_RULES: dict[str, Rule] = {
+    "relation": take_given,
+    "status": take_given,
+    "notes": take_given,
+    "aliases": take_given,
+    "tags": take_given,
+    "channels": added(key=channel_key, twin=_relabelled),
+    "addresses": _card_addresses,
+}
+# A card sets these only when it names the contact (`rename`).
+_NAME_FIELDS = ("display_name", "first_name", "last_name", "kind")
+
+
 def _merged(
-    stored: dict[str, Any],
-    card: dict[str, Any],
+    stored: Document,
+    card: Document,
     *,
     ref: str,
     rename: bool,
     named: bool,
-) -> dict[str, Any]:
+) -> Document:
     """Return the stored contact with what the card carries set on it.
 
     Without `rename` the contact keeps its names and kind, and the card's
     other name, when it has one (`named`), becomes an alias.
     """
-    merged = dict(stored)
-    if rename:
-        for key in ("display_name", "first_name", "last_name", "kind"):
-            merged[key] = card[key]
-    for key in ("relation", "status", "notes", "aliases", "tags"):
-        if card[key]:
-            merged[key] = card[key]
+    names = dict.fromkeys(_NAME_FIELDS, take if rename else keep)
+    merged = merge_documents(stored, card, names | _CARD_RULES)
     if named and not rename:
-        names = {
-            fold_name(name) for name in (stored["display_name"], *merged["aliases"])
-        }
-        if fold_name(card["display_name"]) not in names:
-            merged["aliases"] = [*merged["aliases"], card["display_name"]]
+        merged = with_names_as_aliases(merged, [card["display_name"]])
     # The UID the export made up for a contact is no UID of its own.
     uid = "" if card["vcard_uid"] == _own_export_uid(ref) else card["vcard_uid"]
     merged["vcard_uid"] = stored["vcard_uid"] or uid
-    merged["channels"] = _merged_channels(stored["channels"], card["channels"])
-    kinds = {address["kind"] for address in card["addresses"]}
-    merged["addresses"] = card["addresses"] + [
-        address for address in stored["addresses"] if address["kind"] not in kinds
-    ]
     return merged
-
-
-def _merged_channels(
-    stored: list[dict[str, str]], card: list[dict[str, str]]
-) -> list[dict[str, str]]:
-    """Return the stored channels, the card's labels set, then the card's new ones.
-
-    A channel the card leaves out stays: one phone's export never knows every
-    number another phone or a person in Yorik added.
-    """
-    labels = {(c["kind"], c["value"]): c["label"] for c in card}
-    merged = [
-        {
-            **channel,
-            "label": labels.get((channel["kind"], channel["value"]))
-            or channel["label"],
-        }
-        for channel in stored
-    ]
-    known = {(c["kind"], c["value"]) for c in stored}
-    return merged + [c for c in card if (c["kind"], c["value"]) not in known]
-
-
-def _comparable(contact: dict[str, Any]) -> dict[str, Any]:
-    """Return the contact with its lists in an order that does not matter."""
-
-    def rows(items: Iterable[dict[str, str]]) -> list[tuple[str, ...]]:
-        return sorted(tuple(sorted(item.items())) for item in items)
-
-    return {
-        **contact,
-        "aliases": sorted(contact["aliases"]),
-        "tags": sorted(contact["tags"]),
-        "channels": rows(contact["channels"]),
-        "addresses": rows(contact["addresses"]),
-    }
 
 
 class _AddressBook:
@@ -384,7 +378,7 @@ class _AddressBook:
             stored, card, ref=self.refs[contact_id], rename=rename, named=named
         )
         self.taken.add(contact_id)
-        if _comparable(merged) == _comparable(stored):
+        if same_fields(merged, stored, fields=_COMPARED):
             return "unchanged"
         if contact_id in self.new:
             self.new[contact_id] = check_contact(household=self.household, **merged)
