@@ -65,7 +65,17 @@ from contacts.carddav.credentials import (
     decrypt_secret,
     encrypt_secret,
 )
-from contacts.documents import contact_document, document_children
+from contacts.documents import (
+    DOCUMENT_KEYS,
+    Document,
+    changed_fields,
+    contact_document,
+    document_children,
+    field_value,
+    merge_documents,
+    same_fields,
+    take,
+)
 from contacts.models import (
     CardDavAccount,
     CardDavCard,
@@ -104,20 +114,6 @@ MODELED_PROPERTIES = frozenset(
         *CHAT_PROPERTIES,
     }
 )
-SCALAR_FIELDS = (
-    "display_name",
-    "first_name",
-    "last_name",
-    "kind",
-    "relation",
-    "status",
-    "notes",
-)
-LIST_FIELDS = ("aliases", "tags", "addresses")
-CHANNEL_FIELDS = tuple(f"channels.{kind}" for kind in ChannelKind.values)
-FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, *CHANNEL_FIELDS)
-# The keys of a contact document (contacts.aggregates.contact_document).
-DOCUMENT_KEYS = (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
 # Other programs' cards leave these out; an empty value there says nothing.
 UNSAID_WHEN_EMPTY = ("relation", "status")
 # A field as a conflict line and the contact's notes name it.
@@ -450,7 +446,7 @@ class _Sync:
                 merged["notes"] = _with_conflict_notes(
                     merged["notes"], current, conflicts
                 )
-        if _comparable(merged) != _comparable(current):
+        if not same_fields(merged, current):
             update_contact(contact=contact, **merged)
         state.etag, state.card = etag, text
         state.document = _as_synced(server)
@@ -563,7 +559,7 @@ class _Sync:
             if state is None:
                 if contact.status in PUSHED_STATUSES:
                     todo.append((contact, document, None))
-            elif _comparable(document) != _comparable(state.document):
+            elif not same_fields(document, state.document):
                 todo.append((contact, document, state))
         with self._progress(len(todo), "CardDAV push") as progress:
             for contact, document, state in todo:
@@ -631,7 +627,7 @@ class _Sync:
         self._merge(state, *fetched[state.href])
         contact = _contacts(self.household).get(pk=state.contact_id)
         document = contact_document(contact)
-        if _comparable(document) != _comparable(state.document):
+        if not same_fields(document, state.document):
             self._update_card(contact, document, state, retry=False)
 
     def _ours(self, contact: Contact) -> str:
@@ -641,62 +637,31 @@ class _Sync:
 # Fields
 
 
-def _field(document: dict[str, Any], key: str) -> Any:
-    """Return one field of a contact document, comparable and order-free."""
-    if key.startswith("channels."):
-        kind = key.removeprefix("channels.")
-        return sorted(
-            (c["value"], c["label"]) for c in document["channels"] if c["kind"] == kind
-        )
-    if key == "addresses":
-        return sorted(tuple(sorted(a.items())) for a in document["addresses"])
-    if key in ("aliases", "tags"):
-        return sorted(document[key])
-    return document.get(key, "")
-
-
-def _take(target: dict[str, Any], source: dict[str, Any], key: str) -> None:
-    """Set one field of target to source's, keeping the order of source's items."""
-    if key.startswith("channels."):
-        kind = key.removeprefix("channels.")
-        target["channels"] = [c for c in target["channels"] if c["kind"] != kind] + [
-            dict(c) for c in source["channels"] if c["kind"] == kind
-        ]
-    elif key in LIST_FIELDS:
-        target[key] = [dict(i) if isinstance(i, dict) else i for i in source[key]]
-    else:
-        target[key] = source[key]
-
-
-def _comparable(document: dict[str, Any]) -> dict[str, Any]:
-    return {key: _field(document, key) for key in FIELDS}
-
-
 def merge_fields(
     *,
-    base_server: dict[str, Any],
-    server: dict[str, Any],
-    base: dict[str, Any],
-    current: dict[str, Any],
-) -> tuple[dict[str, Any], list[str]]:
+    base_server: Document,
+    server: Document,
+    base: Document,
+    current: Document,
+) -> tuple[Document, list[str]]:
     """Return the contact merged field by field, and the fields both changed.
 
     base_server and server are the card as last synced and now, base and
-    current the contact (current holds Yorik's side of each conflict).
+    current the contact (current holds Yorik's side of each conflict). A
+    field the server changed takes the server's value.
     """
-    merged = {key: current[key] for key in DOCUMENT_KEYS}
-    conflicts: list[str] = []
-    for key in FIELDS:
-        theirs = _field(server, key)
-        if key in UNSAID_WHEN_EMPTY and not theirs:
-            continue
-        if theirs == _field(base_server, key):
-            continue
-        ours = _field(current, key)
-        if ours != _field(base, key) and ours != theirs:
-            conflicts.append(key)
-        _take(merged, server, key)
-    return merged, conflicts
+    theirs = [
+        key
+        for key in changed_fields(base_server, server)
+        if key not in UNSAID_WHEN_EMPTY or field_value(server, key)
+    ]
+    ours = set(changed_fields(base, current, fields=theirs))
+    conflicts = [
+        key
+        for key in theirs
+        if key in ours and field_value(current, key) != field_value(server, key)
+    ]
+    return merge_documents(current, server, dict.fromkeys(theirs, take)), conflicts
 
 
 def _as_synced(card: dict[str, Any]) -> dict[str, Any]:
