@@ -42,7 +42,7 @@ def _household(slug: str) -> Any:
 
 
 def _connect(household: Any, phone: Any) -> Any:
-    from contacts.carddav.sync import account_for, check_account, store_account
+    from contacts.carddav.accounts import account_for, check_account, store_account
 
     book = check_account(url=phone.book, username=phone.user, password=phone.password)
     return store_account(

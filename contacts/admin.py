@@ -19,14 +19,10 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from contacts.carddav.accounts import account_password, check_account, store_account
 from contacts.carddav.client import CardDavError
 from contacts.carddav.credentials import UnreadableSecret
-from contacts.carddav.sync import (
-    account_password,
-    check_account,
-    store_account,
-    sync_carddav,
-)
+from contacts.carddav.sync import sync_carddav
 from contacts.duplicates import propose_duplicates
 from contacts.merging import (
     FieldChoice,
