@@ -22,7 +22,7 @@ this process and in its PostgreSQL backend: on a machine shared with other
 work, contacts per CPU second moves less than contacts per second. A rate
 that falls as N grows would reveal a step worse than linear.
 
-The Paperless mirror (`contacts.paperless.client.write_paperless_mirror`, what
+The Paperless mirror (`contacts.paperless.sync.write_paperless_mirror`, what
 `sync_paperless` writes once it has read the server) and `import_ics` are
 each run at `--syncs` sizes, twice: a first sync or import of N new
 documents (with N / 10 correspondents) or events, then the same N with every
@@ -310,7 +310,7 @@ def measure_sync(kind: str, rows: int) -> dict[str, Any]:
     """Write `rows` new Paperless documents or calendar events into an empty
     household, then the same rows with every title changed; return the rates."""
     from bench.generate import delete_household
-    from contacts.paperless.client import write_paperless_mirror
+    from contacts.paperless.sync import write_paperless_mirror
     from household.icalendar_import import import_ics
     from household.models import Household
 

@@ -24,7 +24,8 @@ from contacts.models import (
     PaperlessDocument,
     normalize_channel_value,
 )
-from contacts.paperless.client import Correspondent, Document, write_paperless_mirror
+from contacts.paperless.client import Correspondent, Document
+from contacts.paperless.sync import write_paperless_mirror
 from contacts.services import create_contacts
 from household.bundles import duplicates, is_among, rows_of, text, timestamp
 from household.models import Household
