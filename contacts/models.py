@@ -424,7 +424,7 @@ class CardDavCard(models.Model):
     `card` is the server's vCard as last read or written (kept properties
     come from it when Yorik writes the card again, and it is the server's
     side of a three-way comparison); `document` is the contact as it was
-    then (contacts.aggregates.contact_document), Yorik's side. A contact
+    then (contacts.documents.contact_document), Yorik's side. A contact
     deleted in Yorik leaves its row with no contact, so the card is not
     imported again.
     """
