@@ -42,7 +42,7 @@ def _household(slug: str) -> Any:
 
 
 def _connect(household: Any, phone: Any) -> Any:
-    from contacts.carddav_sync import account_for, check_account, store_account
+    from contacts.carddav.accounts import account_for, check_account, store_account
 
     book = check_account(url=phone.book, username=phone.user, password=phone.password)
     return store_account(
@@ -55,7 +55,7 @@ def _connect(household: Any, phone: Any) -> Any:
 
 
 def _sync(step: str, account: Any) -> dict[str, Any]:
-    from contacts.carddav_sync import sync_carddav
+    from contacts.carddav.sync import sync_carddav
 
     account.refresh_from_db()
     started = time.perf_counter()
@@ -90,7 +90,7 @@ def main() -> None:
     setup()
     from bench.imports import bundle_of, vcards_of
     from contacts.services import create_contacts
-    from tests.contacts.radicale import Radicale
+    from tests.contacts.carddav.radicale import Radicale
 
     rows = []
     with tempfile.TemporaryDirectory() as folder:

@@ -733,7 +733,7 @@ def _generate_paperless(household: Household, faker: Faker, *, documents: int) -
             household=household,
             paperless_id=index + 1,
             name=name,
-            # What contacts.paperless.write_paperless_mirror derives.
+            # What contacts.paperless.sync.write_paperless_mirror derives.
             folded_name=fold_name(name),
         )
         for index, name in enumerate(names)

@@ -11,7 +11,7 @@ address each. It is imported with yorik.bundles.import_household into the
 benchmark database, replacing the household of the same slug; the import
 commits, so the names are embedded for real (offline provider) on commit.
 A vCard 3.0 file of `--cards` cards of the same kind is then imported into an
-empty household with contacts.vcard_import.import_vcards.
+empty household with contacts.vcard.importer.import_vcards.
 
 Each import runs in a fresh child process, so its peak memory (ru_maxrss) is
 its own. Reported: seconds to validate and write (until the commit), to embed
@@ -22,7 +22,7 @@ this process and in its PostgreSQL backend: on a machine shared with other
 work, contacts per CPU second moves less than contacts per second. A rate
 that falls as N grows would reveal a step worse than linear.
 
-The Paperless mirror (`contacts.paperless.write_paperless_mirror`, what
+The Paperless mirror (`contacts.paperless.sync.write_paperless_mirror`, what
 `sync_paperless` writes once it has read the server) and `import_ics` are
 each run at `--syncs` sizes, twice: a first sync or import of N new
 documents (with N / 10 correspondents) or events, then the same N with every
@@ -224,7 +224,7 @@ def measure_vcards(cards: int) -> dict[str, Any]:
     from django.db import connection
 
     from bench.generate import delete_household
-    from contacts.vcard_import import import_vcards
+    from contacts.vcard.importer import import_vcards
     from household.models import Household
 
     slug = f"bench-vcard-{cards}"
@@ -260,7 +260,7 @@ def paperless_of(
     """Return a Paperless server's correspondents and documents: one
     correspondent for every ten documents, titles of this `edition`."""
     from bench.generate import Faker
-    from contacts.paperless import Correspondent, Document
+    from contacts.paperless.client import Correspondent, Document
 
     faker = Faker(random.Random(seed))
     correspondents = []
@@ -310,7 +310,7 @@ def measure_sync(kind: str, rows: int) -> dict[str, Any]:
     """Write `rows` new Paperless documents or calendar events into an empty
     household, then the same rows with every title changed; return the rates."""
     from bench.generate import delete_household
-    from contacts.paperless import write_paperless_mirror
+    from contacts.paperless.sync import write_paperless_mirror
     from household.icalendar_import import import_ics
     from household.models import Household
 

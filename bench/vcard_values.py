@@ -10,13 +10,13 @@ Each case is one card `FN:Anna Roth` with a NOTE that is one long value:
   (a quoted-printable "A" and a soft line break) to 240 KB, 480 KB, 960 KB, 9 MB;
 - `fold-8m`: `NOTE:a` and `\\r\\n b` repeated 2,000,000 times (8 MB of folds).
 
-Each case runs `contacts.vcard_import.import_vcards` in a child process
+Each case runs `contacts.vcard.importer.import_vcards` in a child process
 against the benchmark database (.yorik-bench), in a fresh household deleted
 again afterwards, and is stopped after `--limit` seconds ("> N s"). Reported:
 seconds of the import call, and its summary and first problem line. Import
 time that grows faster than the file does is a step worse than linear.
 
-Every case is over the importer's caps (MAX_VALUE_LENGTH, MAX_CARD_LINES),
+Every case is over the reader's caps (MAX_VALUE_LENGTH, MAX_CARD_LINES),
 so the card is skipped with its reason. `--uncapped` lifts both caps in the
 child process, so the card is read whole: the time of unfolding, decoding
 and storing the value itself.
@@ -60,12 +60,12 @@ def measure(case: str, *, uncapped: bool) -> dict[str, object]:
 
     setup()
     from bench.generate import delete_household
-    from contacts import vcard_import
-    from contacts.vcard_import import import_vcards
+    from contacts.vcard import reader
+    from contacts.vcard.importer import import_vcards
     from household.models import Household
 
     if uncapped:
-        vcard_import.MAX_VALUE_LENGTH = vcard_import.MAX_CARD_LINES = sys.maxsize
+        reader.MAX_VALUE_LENGTH = reader.MAX_CARD_LINES = sys.maxsize
 
     data = card_of(*CASES[case])
     slug = f"bench-vcard-{case}"

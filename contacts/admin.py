@@ -19,14 +19,10 @@ from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from contacts.carddav import CardDavError
-from contacts.carddav_sync import (
-    account_password,
-    check_account,
-    store_account,
-    sync_carddav,
-)
-from contacts.credentials import UnreadableSecret
+from contacts.carddav.accounts import account_password, check_account, store_account
+from contacts.carddav.client import CardDavError
+from contacts.carddav.credentials import UnreadableSecret
+from contacts.carddav.sync import sync_carddav
 from contacts.duplicates import propose_duplicates
 from contacts.merging import (
     FieldChoice,
@@ -46,8 +42,12 @@ from contacts.models import (
 )
 from contacts.selectors import CONTACT_COLUMNS
 from contacts.services import refresh_search_columns
-from contacts.vcard_import import ImportSummary, import_vcards
-from contacts.vcards import VCardTooLarge, check_vcard_size
+from contacts.vcard.importer import (
+    ImportSummary,
+    VCardTooLarge,
+    check_vcard_size,
+    import_vcards,
+)
 from household.admin_scoping import (
     HouseholdScopedAdmin,
     HouseholdScopedForm,

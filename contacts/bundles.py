@@ -8,10 +8,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Prefetch
 from rest_framework import serializers
 
-from contacts.aggregates import contact_document
+from contacts.documents import contact_document, document_children
 from contacts.merging import ADDRESS_CHOICES, CHOSEN_FIELDS
 from contacts.models import (
     AddressKind,
@@ -25,7 +24,8 @@ from contacts.models import (
     PaperlessDocument,
     normalize_channel_value,
 )
-from contacts.paperless import Correspondent, Document, write_paperless_mirror
+from contacts.paperless.client import Correspondent, Document
+from contacts.paperless.sync import write_paperless_mirror
 from contacts.services import create_contacts
 from household.bundles import duplicates, is_among, rows_of, text, timestamp
 from household.models import Household
@@ -284,9 +284,7 @@ def export_rows(*, household: Household) -> dict[str, Any]:
         }
         for contact in Contact.objects.filter(household=household)
         .order_by("pk")
-        .prefetch_related(
-            _ordered("aliases"), _ordered("channels"), _ordered("addresses")
-        )
+        .prefetch_related(*document_children())
     ]
     return {
         "contacts": contacts,
@@ -313,11 +311,6 @@ def export_rows(*, household: Household) -> dict[str, Any]:
             ],
         },
     }
-
-
-def _ordered(relation: str) -> Prefetch:
-    model = Contact._meta.get_field(relation).related_model
-    return Prefetch(relation, queryset=model.objects.order_by("pk"))
 
 
 def write_merges(

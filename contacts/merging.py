@@ -15,7 +15,18 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from contacts.aggregates import ADDRESS_FIELDS
+from contacts.documents import (
+    Rule,
+    channel_key,
+    combined,
+    contact_document,
+    document_children,
+    fill,
+    joined,
+    merge_documents,
+    take_given,
+    with_names_as_aliases,
+)
 from contacts.models import (
     Address,
     AddressKind,
@@ -129,7 +140,7 @@ def merge_contacts(
     contacts = {
         contact.pk: contact
         for contact in locked.select_related("household").prefetch_related(
-            "aliases", "channels", "addresses"
+            *document_children()
         )
     }
     if len(contacts) != 2:
@@ -146,37 +157,21 @@ def merge_contacts(
         merged_at=timezone.now(),
         choices={"taken_from_merged": sorted(take_from_merged)},
     )
-    fields = {
-        name: _chosen(
-            getattr(keep, name), getattr(gone, name), name in take_from_merged
-        )
-        for name in CHOSEN_FIELDS
-    }
-    fields |= {
-        "tags": _combined(keep.tags, gone.tags),
-        "notes": "\n\n".join(
-            _combined([keep.notes.strip()], [gone.notes.strip()], key=str)
-        ),
-        "last_contacted_at": max(
-            (d for d in (keep.last_contacted_at, gone.last_contacted_at) if d),
-            default=None,
-        ),
-    }
-    names = [alias.name for alias in keep.aliases.all()]
-    names += [alias.name for alias in gone.aliases.all()]
-    names += [keep.display_name, gone.display_name]
-    longest = ContactAlias._meta.get_field("name").max_length
-    aliases = [
-        name
-        for name in _combined(names, [], key=fold_name)
-        if fold_name(name) != fold_name(fields["display_name"]) and len(name) <= longest
-    ]
-    channels = _combined(
-        [_channel(c) for c in keep.channels.all()],
-        [_channel(c) for c in gone.channels.all()],
-        key=lambda channel: (channel["kind"], channel["value"]),
+    document = merge_documents(
+        contact_document(keep), contact_document(gone), _rules(take_from_merged)
     )
-    addresses = _addresses(keep, gone, take_from_merged)
+    document = with_names_as_aliases(document, [keep.display_name, gone.display_name])
+    name = fold_name(document["display_name"])
+    longest = ContactAlias._meta.get_field("name").max_length
+    document["aliases"] = [
+        alias
+        for alias in document["aliases"]
+        if fold_name(alias) != name and len(alias) <= longest
+    ]
+    last_contacted_at = max(
+        (d for d in (keep.last_contacted_at, gone.last_contacted_at) if d),
+        default=None,
+    )
     # What points at the merged contact moves before it is deleted, which
     # would null the picks and delete the records and dismissals naming it.
     ContactMerge.objects.filter(
@@ -191,9 +186,7 @@ def merge_contacts(
     store_name_words(
         household_id=keep.household_id, subject=Subject.CONTACT, names={gone.pk: None}
     )
-    update_contact(
-        contact=keep, aliases=aliases, channels=channels, addresses=addresses, **fields
-    )
+    update_contact(contact=keep, last_contacted_at=last_contacted_at, **document)
     merged_record.save()
     return merged_record
 
@@ -265,49 +258,29 @@ def _move_dismissals(*, household_id: int, gone_id: int, keep: Contact) -> None:
         )
 
 
-def _chosen(kept: Any, merged: Any, take_merged: bool) -> Any:
-    if take_merged and merged:
-        return merged
-    return kept or merged
+def _rules(take_from_merged: Collection[str]) -> dict[str, Rule]:
+    """Return how each field of the survivor merges with the merged contact's.
 
+    A chosen field or address kind takes the merged contact's value where it
+    has one, any other keeps the survivor's where it has one; addresses come
+    in the order of their kinds. Aliases, tags and channels are combined,
+    the notes joined.
+    """
 
-def _combined(first: Iterable[Any], second: Iterable[Any], key: Any = None) -> list:
-    """Return the items of both in order, without repeats (by key) or empties."""
-    seen = set()
-    combined = []
-    for item in [*first, *second]:
-        identity = key(item) if key else item
-        if not item or identity in seen:
-            continue
-        seen.add(identity)
-        combined.append(item)
-    return combined
+    def chosen(name: str) -> Rule:
+        return take_given if name in take_from_merged else fill
 
-
-def _channel(channel: Any) -> dict[str, str]:
-    return {"kind": channel.kind, "value": channel.value, "label": channel.label}
-
-
-def _addresses(
-    keep: Contact, gone: Contact, take_from_merged: Collection[str]
-) -> list[dict[str, str]]:
-    kept = {a.kind: a for a in keep.addresses.all()}
-    merged = {a.kind: a for a in gone.addresses.all()}
-    chosen = []
-    for kind in AddressKind.values:
-        address = kept.get(kind)
-        if kind in merged and (
-            address is None or f"address:{kind}" in take_from_merged
-        ):
-            address = merged[kind]
-        if address is not None:
-            chosen.append(
-                {
-                    "kind": kind,
-                    **{field: getattr(address, field) for field in ADDRESS_FIELDS},
-                }
-            )
-    return chosen
+    return {
+        **{name: chosen(name) for name in CHOSEN_FIELDS},
+        **{
+            f"addresses.{kind}": chosen(f"address:{kind}")
+            for kind in AddressKind.values
+        },
+        "tags": combined(),
+        "notes": joined,
+        "aliases": combined(key=fold_name),
+        "channels": combined(key=channel_key),
+    }
 
 
 def _shown(contact: Contact, name: str) -> Any:

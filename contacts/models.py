@@ -385,7 +385,7 @@ class PaperlessDocument(models.Model):
 class CardDavAccount(models.Model):
     """The CardDAV address book a household's contacts are synced with.
 
-    The password is stored encrypted (contacts.credentials) and never shown:
+    The password is stored encrypted (contacts.carddav.credentials) and never shown:
     `password_encrypted` is not editable, and no bundle section exports it.
     """
 
@@ -424,7 +424,7 @@ class CardDavCard(models.Model):
     `card` is the server's vCard as last read or written (kept properties
     come from it when Yorik writes the card again, and it is the server's
     side of a three-way comparison); `document` is the contact as it was
-    then (contacts.aggregates.contact_document), Yorik's side. A contact
+    then (contacts.documents.contact_document), Yorik's side. A contact
     deleted in Yorik leaves its row with no contact, so the card is not
     imported again.
     """

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from contacts.merging import dismiss_duplicate, merge_contacts
 from contacts.models import Contact, ContactMerge, DismissedDuplicate
-from contacts.vcard_import import import_vcards
+from contacts.vcard.importer import import_vcards
 from household.models import Household
 from tests.builders import PASSWORD, LoginClient, build_contact, build_member
 from yorik.bundles import BundleError, export_household, import_household

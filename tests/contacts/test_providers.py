@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
-from contacts.paperless import Correspondent, Document, write_paperless_mirror
+from contacts.paperless.client import Correspondent, Document
+from contacts.paperless.sync import write_paperless_mirror
 from contacts.provider_categories import (
     CATEGORIES,
     UnknownCategory,

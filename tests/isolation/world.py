@@ -16,9 +16,10 @@ from typing import Any
 from django.utils import timezone
 
 from compose.models import LetterTemplate
-from contacts.credentials import encrypt_secret
+from contacts.carddav.credentials import encrypt_secret
 from contacts.models import CardDavAccount, CardDavCard, Contact
-from contacts.paperless import Correspondent, Document, write_paperless_mirror
+from contacts.paperless.client import Correspondent, Document
+from contacts.paperless.sync import write_paperless_mirror
 from household.callers import MemberCaller
 from household.models import (
     Conversation,

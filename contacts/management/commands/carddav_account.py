@@ -5,13 +5,13 @@ import sys
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.carddav import CardDavError
-from contacts.carddav_sync import (
+from contacts.carddav.accounts import (
     account_for,
     check_account,
     store_account,
     vcard_version_for,
 )
+from contacts.carddav.client import CardDavError
 from contacts.models import CardDavAccount
 from household.models import Household
 

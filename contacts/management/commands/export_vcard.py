@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.vcard_export import export_vcards
+from contacts.vcard.exporter import export_vcards
 from household.models import Household
 
 

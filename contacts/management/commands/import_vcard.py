@@ -3,8 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.vcard_import import import_vcards
-from contacts.vcards import VCardTooLarge, check_vcard_size
+from contacts.vcard.importer import VCardTooLarge, check_vcard_size, import_vcards
 from household.models import Household
 
 

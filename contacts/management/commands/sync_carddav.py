@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.carddav_sync import sync_carddav
+from contacts.carddav.sync import sync_carddav
 from contacts.models import CardDavAccount
 
 

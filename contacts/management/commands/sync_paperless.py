@@ -1,7 +1,8 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from contacts.paperless import PaperlessClient, PaperlessError, sync_paperless
+from contacts.paperless.client import PaperlessClient, PaperlessError
+from contacts.paperless.sync import sync_paperless
 from household.models import Household
 
 

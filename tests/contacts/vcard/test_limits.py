@@ -18,10 +18,10 @@ from django.test import Client
 from django.urls import reverse
 
 from contacts.models import Contact
-from contacts.vcard_import import MAX_CARD_LINES, MAX_VALUE_LENGTH, logical_lines
+from contacts.vcard.reader import MAX_CARD_LINES, MAX_VALUE_LENGTH, logical_lines
 from household.models import Membership
 
-SAMPLES = Path(__file__).parent / "vcards"
+SAMPLES = Path(__file__).parent / "samples"
 IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
 
 

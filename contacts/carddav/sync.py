@@ -5,7 +5,7 @@ A run pulls, then pushes, then moves the sync token:
 - Pull. The address book lists what changed since the stored sync token
   (`sync-collection`), or every card's ETag when it cannot. Cards whose ETag
   differs from the one last seen are fetched in batches. A card Yorik has
-  not seen goes through the vCard importer (contacts.vcard_import), so it is
+  not seen goes through the vCard importer (contacts.vcard.importer), so it is
   matched to a contact, created or merged exactly as a file import would do
   it. A card Yorik has seen is merged field by field with its contact (see
   below). A card gone from the server archives its contact.
@@ -13,7 +13,7 @@ A run pulls, then pushes, then moves the sync token:
   written to its card with `If-Match` on the ETag last seen; a new contact
   (active or pending) becomes a new card with `If-None-Match: *`. The card is
   read, modified and written: the properties Yorik models are replaced with
-  Yorik's export of the contact (contacts.vcard_export), every other line of
+  Yorik's export of the contact (contacts.vcard.exporter), every other line of
   the server's card (photo, birthday, a person's ORG, relations, X- lines of
   other programs) is kept as it was. A 412 pulls that card again and tries
   once more.
@@ -45,14 +45,14 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Prefetch
 from django.utils import timezone, translation
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 from tqdm import tqdm
 
-from contacts.aggregates import contact_document
-from contacts.carddav import (
+from contacts.carddav.accounts import account_password, client_for
+from contacts.carddav.card_text import empty_card, merge_card_text, with_uid
+from contacts.carddav.client import (
     MULTIGET_BATCH,
     AddressBook,
     CardDavClient,
@@ -62,61 +62,33 @@ from contacts.carddav import (
     PreconditionFailed,
     SyncTokenInvalid,
 )
-from contacts.credentials import UnreadableSecret, decrypt_secret, encrypt_secret
+from contacts.carddav.credentials import UnreadableSecret
+from contacts.documents import (
+    DOCUMENT_KEYS,
+    Document,
+    changed_fields,
+    contact_document,
+    document_children,
+    field_value,
+    merge_documents,
+    same_fields,
+    take,
+)
 from contacts.models import (
-    Address,
     CardDavAccount,
     CardDavCard,
     ChannelKind,
     Contact,
-    ContactAlias,
-    ContactChannel,
     ContactKind,
     ContactStatus,
     one_line_address,
 )
 from contacts.services import update_contact
-from contacts.vcard_export import contact_vcard
-from contacts.vcard_import import import_vcards, read_vcard
-from contacts.vcards import CHAT_PROPERTIES
+from contacts.vcard.exporter import contact_vcard
+from contacts.vcard.importer import import_vcards
+from contacts.vcard.mapping import read_vcard
 from household.models import Household
 
-# The properties the importer reads into a contact's fields: Yorik's export
-# replaces them on a card it writes. ORG is replaced only for a business.
-MODELED_PROPERTIES = frozenset(
-    {
-        "FN",
-        "N",
-        "KIND",
-        "X-ABSHOWAS",
-        "NICKNAME",
-        "CATEGORIES",
-        "NOTE",
-        "TEL",
-        "EMAIL",
-        "IMPP",
-        "URL",
-        "ADR",
-        "X-YORIK-CHANNEL",
-        "X-YORIK-RELATION",
-        "X-YORIK-STATUS",
-        *CHAT_PROPERTIES,
-    }
-)
-SCALAR_FIELDS = (
-    "display_name",
-    "first_name",
-    "last_name",
-    "kind",
-    "relation",
-    "status",
-    "notes",
-)
-LIST_FIELDS = ("aliases", "tags", "addresses")
-CHANNEL_FIELDS = tuple(f"channels.{kind}" for kind in ChannelKind.values)
-FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, *CHANNEL_FIELDS)
-# The keys of a contact document (contacts.aggregates.contact_document).
-DOCUMENT_KEYS = (*SCALAR_FIELDS, *LIST_FIELDS, "channels")
 # Other programs' cards leave these out; an empty value there says nothing.
 UNSAID_WHEN_EMPTY = ("relation", "status")
 # A field as a conflict line and the contact's notes name it.
@@ -145,7 +117,6 @@ SYNC_LOCK = 0x43444156
 IMPORT_BATCH = 1000
 # New contacts are pushed in these states; archived and spam ones stay home.
 PUSHED_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
-_LINE = re.compile(r"^(?:(?P<group>[A-Za-z0-9-]+)\.)?(?P<name>[A-Za-z0-9-]+)")
 _SAFE_FILE_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,100}$")
 
 
@@ -176,88 +147,6 @@ class SyncReport:
         }
 
 
-# Accounts
-
-
-def check_account(
-    *, url: str, username: str, password: str, session: Any = None
-) -> AddressBook:
-    """Log in and find the address book; raise CardDavError when that fails.
-
-    All of it must be done within YORIK_CARDDAV_TIMEOUT seconds: it is a few
-    small requests, made while a person waits.
-    """
-    client = _client(
-        url,
-        username=username,
-        password=password,
-        time_limit=settings.YORIK_CARDDAV_TIMEOUT,
-        session=session,
-    )
-    return client.find_address_book()
-
-
-def _client(
-    url: str, *, username: str, password: str, time_limit: float, session: Any
-) -> CardDavClient:
-    return CardDavClient(
-        url,
-        username=username,
-        password=password,
-        timeout=settings.YORIK_CARDDAV_TIMEOUT,
-        time_limit=time_limit,
-        allow_private=settings.YORIK_CARDDAV_ALLOW_PRIVATE,
-        session=session,
-    )
-
-
-@transaction.atomic
-def store_account(
-    *,
-    account: CardDavAccount,
-    url: str,
-    username: str,
-    password: str,
-    address_book: AddressBook,
-) -> CardDavAccount:
-    """Save a household's account (new or changed) as check_account found it.
-
-    Another address book starts the sync afresh: the cards of the old one
-    are forgotten (their contacts stay).
-    """
-    if account.pk is not None and account.address_book_url != address_book.url:
-        account.cards.all().delete()
-        account.sync_token = ""
-        account.last_synced_at = None
-    account.url = url
-    account.username = username
-    account.password_encrypted = encrypt_secret(password)
-    account.address_book_url = address_book.url
-    account.vcard_version = vcard_version_for(address_book)
-    account.full_clean()
-    account.save()
-    return account
-
-
-def account_for(household: Household) -> CardDavAccount:
-    """Return the household's account, or a new unsaved one."""
-    return CardDavAccount.objects.filter(household=household).first() or CardDavAccount(
-        household=household
-    )
-
-
-def vcard_version_for(address_book: AddressBook) -> str:
-    """vCard 4.0, unless the address book says it takes only 3.0."""
-    if not address_book.versions or "4.0" in address_book.versions:
-        return "4.0"
-    return "3.0"
-
-
-def account_password(account: CardDavAccount) -> str:
-    """Return the stored password; raise UnreadableSecret when it cannot be read."""
-    return decrypt_secret(account.password_encrypted)
-
-
 # The sync
 
 
@@ -271,7 +160,7 @@ def sync_carddav(
     except UnreadableSecret as error:
         report.error = str(error)
         return report
-    client = _client(
+    client = client_for(
         account.address_book_url,
         username=account.username,
         password=password,
@@ -315,9 +204,7 @@ def _only_run(account: CardDavAccount) -> Iterator[bool]:
 def _contacts(household: Household) -> Any:
     """The household's contacts with their children in id order, as exported."""
     return Contact.objects.filter(household=household).prefetch_related(
-        Prefetch("aliases", queryset=ContactAlias.objects.order_by("pk")),
-        Prefetch("channels", queryset=ContactChannel.objects.order_by("pk")),
-        Prefetch("addresses", queryset=Address.objects.order_by("pk")),
+        *document_children()
     )
 
 
@@ -451,7 +338,7 @@ class _Sync:
                 merged["notes"] = _with_conflict_notes(
                     merged["notes"], current, conflicts
                 )
-        if _comparable(merged) != _comparable(current):
+        if not same_fields(merged, current):
             update_contact(contact=contact, **merged)
         state.etag, state.card = etag, text
         state.document = _as_synced(server)
@@ -479,7 +366,7 @@ class _Sync:
             if not uid:
                 # The importer and the sync know a card by its UID.
                 uid = card["vcard_uid"] = _uid_for(href)
-                text = _with_uid(text, uid)
+                text = with_uid(text, uid)
             if uid in linked_uids:
                 self.report.skipped.append(
                     gettext("%(card)s: has the UID of another card of the address book")
@@ -564,7 +451,7 @@ class _Sync:
             if state is None:
                 if contact.status in PUSHED_STATUSES:
                     todo.append((contact, document, None))
-            elif _comparable(document) != _comparable(state.document):
+            elif not same_fields(document, state.document):
                 todo.append((contact, document, state))
         with self._progress(len(todo), "CardDAV push") as progress:
             for contact, document, state in todo:
@@ -583,7 +470,7 @@ class _Sync:
             name = hashlib.sha256(name.encode()).hexdigest()[:32]
         href = f"{urlsplit(self.book).path.rstrip('/')}/{name}.vcf"
         text = merge_card_text(
-            _empty_card(self.account.vcard_version), self._ours(contact)
+            empty_card(self.account.vcard_version), self._ours(contact)
         )
         try:
             etag = self.client.put(self.book, href, text, etag=None)
@@ -632,7 +519,7 @@ class _Sync:
         self._merge(state, *fetched[state.href])
         contact = _contacts(self.household).get(pk=state.contact_id)
         document = contact_document(contact)
-        if _comparable(document) != _comparable(state.document):
+        if not same_fields(document, state.document):
             self._update_card(contact, document, state, retry=False)
 
     def _ours(self, contact: Contact) -> str:
@@ -642,62 +529,31 @@ class _Sync:
 # Fields
 
 
-def _field(document: dict[str, Any], key: str) -> Any:
-    """Return one field of a contact document, comparable and order-free."""
-    if key.startswith("channels."):
-        kind = key.removeprefix("channels.")
-        return sorted(
-            (c["value"], c["label"]) for c in document["channels"] if c["kind"] == kind
-        )
-    if key == "addresses":
-        return sorted(tuple(sorted(a.items())) for a in document["addresses"])
-    if key in ("aliases", "tags"):
-        return sorted(document[key])
-    return document.get(key, "")
-
-
-def _take(target: dict[str, Any], source: dict[str, Any], key: str) -> None:
-    """Set one field of target to source's, keeping the order of source's items."""
-    if key.startswith("channels."):
-        kind = key.removeprefix("channels.")
-        target["channels"] = [c for c in target["channels"] if c["kind"] != kind] + [
-            dict(c) for c in source["channels"] if c["kind"] == kind
-        ]
-    elif key in LIST_FIELDS:
-        target[key] = [dict(i) if isinstance(i, dict) else i for i in source[key]]
-    else:
-        target[key] = source[key]
-
-
-def _comparable(document: dict[str, Any]) -> dict[str, Any]:
-    return {key: _field(document, key) for key in FIELDS}
-
-
 def merge_fields(
     *,
-    base_server: dict[str, Any],
-    server: dict[str, Any],
-    base: dict[str, Any],
-    current: dict[str, Any],
-) -> tuple[dict[str, Any], list[str]]:
+    base_server: Document,
+    server: Document,
+    base: Document,
+    current: Document,
+) -> tuple[Document, list[str]]:
     """Return the contact merged field by field, and the fields both changed.
 
     base_server and server are the card as last synced and now, base and
-    current the contact (current holds Yorik's side of each conflict).
+    current the contact (current holds Yorik's side of each conflict). A
+    field the server changed takes the server's value.
     """
-    merged = {key: current[key] for key in DOCUMENT_KEYS}
-    conflicts: list[str] = []
-    for key in FIELDS:
-        theirs = _field(server, key)
-        if key in UNSAID_WHEN_EMPTY and not theirs:
-            continue
-        if theirs == _field(base_server, key):
-            continue
-        ours = _field(current, key)
-        if ours != _field(base, key) and ours != theirs:
-            conflicts.append(key)
-        _take(merged, server, key)
-    return merged, conflicts
+    theirs = [
+        key
+        for key in changed_fields(base_server, server)
+        if key not in UNSAID_WHEN_EMPTY or field_value(server, key)
+    ]
+    ours = set(changed_fields(base, current, fields=theirs))
+    conflicts = [
+        key
+        for key in theirs
+        if key in ours and field_value(current, key) != field_value(server, key)
+    ]
+    return merge_documents(current, server, dict.fromkeys(theirs, take)), conflicts
 
 
 def _as_synced(card: dict[str, Any]) -> dict[str, Any]:
@@ -752,107 +608,5 @@ def _with_conflict_notes(
     return "\n\n".join(part for part in (notes, "\n".join(lines)) if part)
 
 
-# Cards as text
-
-
-@dataclass(frozen=True)
-class _Line:
-    group: str
-    name: str
-    text: str  # the physical lines, folds and all
-
-
-def _lines(card: str) -> list[_Line]:
-    """Return a card's logical lines with their physical text kept."""
-    lines: list[_Line] = []
-    for physical in re.split(r"\r\n|\r|\n", card):
-        if physical[:1] in (" ", "\t") and lines:
-            last = lines[-1]
-            lines[-1] = _Line(last.group, last.name, f"{last.text}\r\n{physical}")
-        elif physical.strip():
-            found = _LINE.match(physical)
-            group, name = (found["group"] or "", found["name"]) if found else ("", "")
-            lines.append(_Line(group.lower(), name.upper(), physical))
-    return lines
-
-
-def _value(line: _Line) -> str:
-    return re.sub(r"\r\n[ \t]", "", line.text).partition(":")[2].strip()
-
-
-def _empty_card(version: str) -> str:
-    return f"BEGIN:VCARD\r\nVERSION:{version}\r\nEND:VCARD\r\n"
-
-
-def merge_card_text(server: str, ours: str) -> str:
-    """Return the server's card with the properties Yorik models set to ours.
-
-    Lines of other properties stay as they are, item groups included; our
-    item groups are renumbered past theirs. The card keeps its version; in
-    a 3.0 card our 4.0 lines are written the 3.0 way.
-    """
-    theirs = _lines(server)
-    mine = [
-        line
-        for line in _lines(ours)
-        if line.name not in ("BEGIN", "END", "VERSION", "PRODID")
-    ]
-    version = next((_value(line) for line in theirs if line.name == "VERSION"), "4.0")
-    replaced = set(MODELED_PROPERTIES)
-    if any(line.name == "ORG" for line in mine):
-        replaced.add("ORG")
-    if any(line.name == "UID" for line in theirs):
-        mine = [line for line in mine if line.name != "UID"]
-    dropped_groups = {
-        line.group for line in theirs if line.group and line.name in replaced
-    }
-    kept = [
-        line
-        for line in theirs
-        if line.name not in replaced
-        and line.name not in ("BEGIN", "END", "VERSION", "REV")
-        and not (line.group in dropped_groups and line.name.startswith("X-AB"))
-    ]
-    used = {line.group for line in kept if line.group}
-    renamed: dict[str, str] = {}
-    numbers = iter(range(1, 10_000))
-    body: list[str] = []
-    for line in mine:
-        text = line.text
-        if line.group:
-            if line.group not in renamed:
-                renamed[line.group] = next(
-                    name for n in numbers if (name := f"item{n}") not in used
-                )
-            text = f"{renamed[line.group]}{text[len(line.group) :]}"
-        if version.startswith("3"):
-            text = _as_vcard3(line.name, text)
-        if text:
-            body.append(text)
-    body += [line.text for line in kept]
-    lines = ["BEGIN:VCARD", f"VERSION:{version}", *body, "END:VCARD"]
-    return "\r\n".join(lines) + "\r\n"
-
-
-def _as_vcard3(name: str, text: str) -> str:
-    """Return a line of Yorik's 4.0 export as vCard 3.0 writes it ("" to drop)."""
-    if name == "KIND":
-        return ""  # 3.0 has no KIND; X-ABSHOWAS says "company" there.
-    if name == "TEL":
-        text = re.sub(r";VALUE=uri(?=[;:])", "", text, flags=re.IGNORECASE)
-        text = re.sub(r":tel:", ":", text, count=1, flags=re.IGNORECASE)
-    return text
-
-
 def _uid_for(href: str) -> str:
     return f"carddav-{hashlib.sha256(href.encode()).hexdigest()[:32]}"
-
-
-def _with_uid(text: str, uid: str) -> str:
-    return re.sub(
-        r"^(BEGIN:VCARD[ \t]*)(\r\n|\r|\n)",
-        lambda m: f"{m[1]}{m[2]}UID:{uid}{m[2]}",
-        text,
-        count=1,
-        flags=re.IGNORECASE | re.MULTILINE,
-    )

@@ -16,7 +16,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
-from contacts.paperless import Correspondent, write_paperless_mirror
+from contacts.paperless.client import Correspondent
+from contacts.paperless.sync import write_paperless_mirror
 from contacts.provider_categories import get_category
 from contacts.providers import find_known_providers
 

@@ -7,7 +7,7 @@ the ETags of all cards otherwise, fetches changed cards in batches with
 `addressbook-multiget`, and writes one card with `If-Match` on the ETag last
 seen or `If-None-Match: *` for a new one.
 
-Requests go only where contacts.carddav_network allows, each within
+Requests go only where contacts.carddav.network allows, each within
 `timeout` seconds in all, and all of a client's within `time_limit`.
 
 Faults are exceptions: CardDavUnavailable for anything that may pass (no
@@ -29,7 +29,7 @@ import requests
 from defusedxml.ElementTree import ParseError, fromstring
 from django.utils.translation import gettext
 
-from contacts.carddav_network import (
+from contacts.carddav.network import (
     Deadline,
     DeadlinePassed,
     GuardedAdapter,

@@ -9,12 +9,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from contacts.carddav_network import is_public_address
-from contacts.carddav_sync import account_password, sync_carddav
-from contacts.credentials import encrypt_secret
+from contacts.carddav.accounts import account_password
+from contacts.carddav.credentials import encrypt_secret
+from contacts.carddav.network import is_public_address
+from contacts.carddav.sync import sync_carddav
 from contacts.models import CardDavAccount
 from tests.builders import PASSWORD, build_member
-from tests.contacts.http_servers import (
+from tests.contacts.carddav.http_servers import (
     Certificate,
     closed_port_url,
     recording_server,

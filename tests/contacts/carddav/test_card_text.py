@@ -1,6 +1,7 @@
 """The card and field merges of the CardDAV sync, as pure functions."""
 
-from contacts.carddav_sync import merge_card_text, merge_fields
+from contacts.carddav.card_text import merge_card_text
+from contacts.carddav.sync import merge_fields
 
 OURS = (
     "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:yorik-1\r\nKIND:org\r\nFN:Praxis Weber\r\n"

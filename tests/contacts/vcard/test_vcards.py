@@ -14,14 +14,13 @@ from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact, ContactChannel
 from contacts.services import update_contact
-from contacts.vcard_export import export_vcards
-from contacts.vcard_import import import_vcards
-from contacts.vcards import VCardTooLarge
+from contacts.vcard.exporter import export_vcards
+from contacts.vcard.importer import VCardTooLarge, import_vcards
 from tests.builders import build_contact, build_household
 from yorik.bundles import import_household
 
-SAMPLES = Path(__file__).parent / "vcards"
-DEMO_BUNDLE = Path(__file__).parents[2] / "household" / "demo" / "becker.json"
+SAMPLES = Path(__file__).parent / "samples"
+DEMO_BUNDLE = Path(__file__).parents[3] / "household" / "demo" / "becker.json"
 
 
 def sample(name: str) -> bytes:

@@ -18,13 +18,13 @@ from django.test import Client
 from django.urls import reverse
 
 from contacts.models import Contact
-from contacts.vcard_export import export_vcards
-from contacts.vcard_import import import_vcards
+from contacts.vcard.exporter import export_vcards
+from contacts.vcard.importer import import_vcards
 from household.models import Membership
 from tests.builders import build_contact
 
-CORPUS = Path(__file__).parents[1] / "data" / "vcards"
-ICS = Path(__file__).parents[1] / "data" / "ics"
+CORPUS = Path(__file__).parents[2] / "data" / "vcards"
+ICS = Path(__file__).parents[2] / "data" / "ics"
 IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
 
 

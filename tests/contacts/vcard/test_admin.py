@@ -11,7 +11,7 @@ from django.urls import reverse
 from contacts.models import Contact
 from household.models import Membership, UserProfile
 
-SAMPLES = Path(__file__).parent / "vcards"
+SAMPLES = Path(__file__).parent / "samples"
 PASSWORD = "correct-horse-battery"
 IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
 

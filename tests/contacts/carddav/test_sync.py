@@ -15,12 +15,13 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 from django.urls import reverse
 
-from contacts.carddav import CardDavClient
-from contacts.carddav_sync import SYNC_LOCK, account_password, sync_carddav
-from contacts.credentials import encrypt_secret
+from contacts.carddav.accounts import account_password
+from contacts.carddav.client import CardDavClient
+from contacts.carddav.credentials import encrypt_secret
+from contacts.carddav.sync import SYNC_LOCK, sync_carddav
 from contacts.models import CardDavAccount, CardDavCard, Contact, ContactStatus
 from tests.builders import PASSWORD, build_contact
-from tests.contacts.radicale import Phone, Radicale, vcard
+from tests.contacts.carddav.radicale import Phone, Radicale, vcard
 
 pytest.importorskip(
     "radicale", reason="Radicale is not installed: the CardDAV sync tests need it"

@@ -4,7 +4,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact
-from contacts.vcard_import import import_vcards
+from contacts.vcard.importer import import_vcards
 
 
 def cards(count: int) -> bytes:

@@ -9,8 +9,6 @@ them through the tables here, so both directions agree.
 
 import re
 
-from django.conf import settings
-
 from contacts.models import AddressKind, ChannelKind
 
 # Labels for the TYPE words of phones and emails (and Apple's standard labels
@@ -160,20 +158,6 @@ ANDROID_RELATION_TYPES = {
 SYSTEM_CATEGORIES = {"mycontacts", "starred"}
 
 _APPLE_LABEL = re.compile(r"^_\$!<(.*)>!\$_$")
-
-
-class VCardTooLarge(ValueError):
-    """The file is larger than YORIK_VCARD_MAX_BYTES."""
-
-
-def check_vcard_size(size: int) -> None:
-    """Raise VCardTooLarge when a file of `size` bytes is over the configured cap."""
-    limit = settings.YORIK_VCARD_MAX_BYTES
-    if size > limit:
-        raise VCardTooLarge(
-            f"The file has {size / 1_048_576:.1f} MB; vCard files of at most "
-            f"{limit / 1_048_576:.1f} MB are accepted (YORIK_VCARD_MAX_BYTES)."
-        )
 
 
 def apple_label_word(label: str) -> str | None:

@@ -7,7 +7,7 @@ as Apple and Google write it. Chat ids are IMPP URIs, websites URL lines,
 other channels X-YORIK-CHANNEL lines. vCard has no place for who a contact
 is to the household nor for its status, so they travel as X-YORIK-RELATION
 and X-YORIK-STATUS (RELATED would name another person, see
-contacts.vcard_import). A contact without a vCard UID gets `yorik-<ref>`.
+contacts.vcard.mapping). A contact without a vCard UID gets `yorik-<ref>`.
 """
 
 from collections.abc import Iterator
@@ -16,21 +16,19 @@ from typing import Any
 from urllib.parse import quote
 
 import vobject
-from django.db.models import Prefetch
 from vobject.base import ContentLine
 from vobject.vcard import Address as VCardAddress
 from vobject.vcard import Name
 
+from contacts.documents import document_children
 from contacts.models import (
-    Address,
     ChannelKind,
     Contact,
-    ContactAlias,
     ContactChannel,
     ContactKind,
     ContactStatus,
 )
-from contacts.vcards import (
+from contacts.vcard.vocabulary import (
     CHAT_LABELS,
     EXPORTED_ADDRESS_TYPES,
     EXPORTED_CHAT_SCHEMES,
@@ -49,11 +47,7 @@ def export_vcards(*, household: Household) -> str:
         Contact.objects.filter(household=household)
         .exclude(status=ContactStatus.SPAM)
         .order_by("sort_name", "pk")
-        .prefetch_related(
-            Prefetch("aliases", queryset=ContactAlias.objects.order_by("pk")),
-            Prefetch("channels", queryset=ContactChannel.objects.order_by("pk")),
-            Prefetch("addresses", queryset=Address.objects.order_by("pk")),
-        )
+        .prefetch_related(*document_children())
     )
     return "".join(_card(contact, language=household.language) for contact in contacts)
 

@@ -1,0 +1,1 @@
+"""The household's mirror of Paperless-ngx correspondents and documents."""

@@ -1,0 +1,1 @@
+"""vCard files: read them, import them into an address book, export one."""
