@@ -214,7 +214,11 @@ def install(build_files: Path, target: Path) -> int:
         if destination.exists() and filecmp.cmp(path, destination, shallow=False):
             continue
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, destination)
+        # A running server may have the old library mapped: replace the file
+        # by renaming a new one over it, never by overwriting it in place.
+        partial = destination.with_name(f".{destination.name}.partial")
+        shutil.copy2(path, partial)
+        partial.replace(destination)
         copied += 1
     return copied
 
