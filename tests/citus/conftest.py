@@ -14,7 +14,7 @@ from tests.citus.cluster import CitusCluster, temporary_cluster
 def citus_cluster() -> Iterator[CitusCluster]:
     """Start a coordinator and two workers once, or skip (fail in CI) without Citus.
 
-    Citus is built from the vendored source the first time (about a minute),
+    Citus is built from the vendored source the first time (a minute or two),
     then taken from the cache.
     """
     try:
