@@ -31,11 +31,12 @@ from household.services import (
 )
 from people_search.engine.models import Subject
 from people_search.engine.phones import format_phone
+from yorik.admin_site import StrictChangeListAdmin
 from yorik.models import ApiToken
 
 
 @admin.register(Household)
-class HouseholdAdmin(admin.ModelAdmin):
+class HouseholdAdmin(StrictChangeListAdmin, admin.ModelAdmin):
     """Superusers run every household; a household admin edits only their own."""
 
     list_display = ["name", "slug", "default_region", "language", "created_at"]

@@ -14,6 +14,7 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 
 from household.models import Household, Membership, Role
+from yorik.admin_site import StrictChangeListAdmin
 
 _REQUEST_CACHE = "_administered_household"
 
@@ -117,14 +118,14 @@ class HouseholdInlineFormSet(BaseInlineFormSet):
         return kwargs
 
 
-class HouseholdScopedAdmin:
+class HouseholdScopedAdmin(StrictChangeListAdmin):
     """Scope a ModelAdmin or inline to the household of its household admin.
 
     Superusers get Django's defaults and pick a new row's household. A household
     admin sees, adds, changes and deletes only their household's rows, never
     sees the household field, and is offered only their household's rows in
     foreign keys; no Django model permissions are needed. Any other staff user
-    sees nothing.
+    sees nothing. Change lists take only the filters they offer.
     """
 
     form = HouseholdScopedForm
