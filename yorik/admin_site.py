@@ -1,5 +1,9 @@
 """The project's admin site, and the change-list rules every admin of it keeps.
 
+The index lists a user's recent actions, with links, only when the user may
+open some model of the site: a household admin who was offboarded stays
+staff, may open nothing, and sees nothing of what they did.
+
 Django's `/admin/r/<content_type>/<id>/` redirects any staff user to any
 object's page, so its 302 or 404 would tell whether an id exists in another
 household. Here it redirects only to objects the model's own admin shows the
@@ -40,6 +44,9 @@ DATE_PARTS = {"year": (1, 9998), "month": (1, 12), "day": (1, 31)}
 
 
 class YorikAdminSite(admin.AdminSite):
+    # Django's index, whose recent actions only users with a model to open see.
+    index_template = "admin/site_index.html"
+
     def get_urls(self) -> list[URLPattern | URLResolver]:
         scoped = path(
             "r/<int:content_type_id>/<path:object_id>/",

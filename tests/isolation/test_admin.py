@@ -10,6 +10,7 @@ from html import unescape
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
@@ -18,6 +19,7 @@ from django.urls import NoReverseMatch, reverse
 
 from contacts.models import Contact
 from household.models import CalendarEvent, Household, Lead, Membership
+from tests.builders import build_member
 from tests.isolation.world import B_SURNAME, INACTIVE_STATUSES, Side, World, shows_b
 from yorik.models import Card
 
@@ -337,6 +339,33 @@ def test_add_forms_take_own_rows(world, a_admin, form):
 
     assert response.status_code == 302
     assert model.objects.count() == before + 1
+
+
+@pytest.mark.parametrize("status", [*INACTIVE_STATUSES, "removed"])
+def test_an_offboarded_admin_sees_none_of_their_recent_actions(
+    world, browser_of, status
+):
+    admin = build_member(world.a.household, f"ex-{status}", role="admin")
+    contact = world.a.contact
+    LogEntry.objects.log_actions(
+        user_id=admin.profile.user_id,
+        queryset=Contact.objects.filter(pk=contact.pk),
+        action_flag=CHANGE,
+        change_message="Renamed.",
+    )
+    browser = browser_of(admin)
+    change_url = admin_url(Contact, "change", contact.pk)
+
+    while_active = browser.get(reverse("admin:index")).content.decode()
+    Membership.objects.filter(pk=admin.pk).update(status=status)
+    offboarded = browser.get(reverse("admin:index"))
+
+    assert change_url in while_active
+    html = offboarded.content.decode()
+    assert offboarded.status_code == 200
+    assert 'id="recent-actions-module"' not in html
+    assert change_url not in html
+    assert contact.display_name not in html
 
 
 @pytest.fixture
