@@ -48,6 +48,7 @@ from contacts.services import refresh_search_columns
 from contacts.vcard_import import ImportSummary, import_vcards
 from contacts.vcards import VCardTooLarge, check_vcard_size
 from household.admin_scoping import (
+    AutocompleteFilter,
     HouseholdScopedAdmin,
     HouseholdScopedForm,
     request_household,
@@ -470,7 +471,7 @@ class PaperlessCorrespondentAdmin(PaperlessMirrorAdmin):
 @admin.register(PaperlessDocument)
 class PaperlessDocumentAdmin(PaperlessMirrorAdmin):
     list_display = ["title", "correspondent", "created", "paperless_id"]
-    list_filter = [("correspondent", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [("correspondent", AutocompleteFilter)]
     search_fields = ["title", "correspondent__name"]
     list_select_related = ["correspondent"]
     date_hierarchy = "created"

@@ -17,7 +17,7 @@ from django.db import models
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
-from contacts.models import Contact
+from contacts.models import Contact, PaperlessCorrespondent
 from household.models import CalendarEvent, Household, Lead, Membership
 from tests.builders import build_member
 from tests.isolation.world import B_SURNAME, INACTIVE_STATUSES, Side, World, shows_b
@@ -413,3 +413,41 @@ def test_every_filter_link_of_every_change_list_is_taken(
             response = browser.get(changelist + link)
 
             assert response.status_code == 200, link
+
+
+def bs_related_row(side: Side, label: str) -> models.Model:
+    return {
+        "household.lead": side.admin,
+        "household.calendarevent": side.admin.profile,
+        "contacts.paperlessdocument": PaperlessCorrespondent.objects.filter(
+            household=side.household
+        ).first(),
+    }[label]
+
+
+@pytest.mark.parametrize(
+    ("label", "parameter"),
+    [
+        ("household.lead", "owner__id__exact"),
+        ("household.calendarevent", "attendees__id__exact"),
+        ("contacts.paperlessdocument", "correspondent__id__exact"),
+    ],
+)
+def test_a_search_box_filter_names_nothing_of_b(world, a_admin, label, parameter):
+    """The filter's box shows the row filtered by only if it is A's own."""
+    model = apps.get_model(label)
+
+    response = a_admin.get(
+        admin_url(model, "changelist"),
+        {parameter: bs_related_row(world.b, label).pk},
+    )
+    control = a_admin.get(
+        admin_url(model, "changelist"),
+        {parameter: bs_related_row(world.a, label).pk},
+    )
+
+    assert response.status_code == 200
+    assert not shows_b(response.content.decode())
+    assert f'value="{bs_related_row(world.a, label).pk}" selected' in (
+        control.content.decode()
+    )
