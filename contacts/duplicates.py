@@ -119,10 +119,10 @@ class Proposal:
 
 
 # Candidate pairs (first < second) with what they share, the strongest first
-# by what the database sees. Every join runs on one household's rows:
-# channels through (household, kind, value), names through (household,
-# sort_name), words and addresses hashed in memory. {in_one_city_words} and
-# {in_one_city_pairs} take the lane of similar names in one city, or nothing.
+# by what the database sees; names and addresses are joined to the pairs
+# read, not to every pair. Every join runs on one household's rows, hashed in
+# memory. {in_one_city_words} and {in_one_city_pairs} take the lane of similar
+# names in one city, or nothing.
 _CANDIDATES = """
 WITH book AS (
     -- A name's words alone: "hans-peter becker" is "hans peter becker".
@@ -150,7 +150,8 @@ channel_pairs AS (
 name_pairs AS (
     -- The same name; or the same name words written apart ("Hans-Peter",
     -- "Hans Peter") in one city, where the words lane would have met them.
-    SELECT a.id AS first, b.id AS second
+    SELECT a.id AS first, b.id AS second, a.sort_name AS first_sort,
+           true AS same_name
     FROM book a JOIN book b ON b.words = a.words AND a.id < b.id
     WHERE a.words <> '' AND (
         a.sort_name = b.sort_name OR EXISTS (
@@ -164,10 +165,7 @@ places AS (
     SELECT contact_id AS id, book.sort_name, kind,
            lower(regexp_replace(trim(line1), '\\s+', ' ', 'g'))
              || '|' || lower(trim(postcode)) || '|' || lower(trim(city)) AS place,
-           lower(trim(city)) AS city,
-           concat_ws(', ', nullif(trim(line1), ''),
-                     nullif(trim(trim(postcode) || ' ' || trim(city)), '')) AS shown,
-           trim(city) AS city_shown
+           lower(trim(city)) AS city, line1, postcode, addresses.city AS city_written
     FROM addresses JOIN book ON book.id = addresses.contact_id
     WHERE addresses.household_id = %(household)s
 ),
@@ -195,19 +193,28 @@ similar_pairs AS (
         WHEN housemates THEN %(housemate_names)s ELSE %(candidate_names)s END
 ),
 pairs AS (
-    SELECT first, second FROM channel_pairs
-    UNION SELECT first, second FROM name_pairs
-    UNION SELECT first, second FROM similar_pairs
+    SELECT first, second, first_sort, same_name FROM name_pairs
+    UNION
+    SELECT found.first, found.second, a.sort_name, a.words = b.words
+    FROM (SELECT first, second FROM channel_pairs
+          UNION SELECT first, second FROM similar_pairs) found
+    JOIN book a ON a.id = found.first
+    JOIN book b ON b.id = found.second
 ),
 shared_places AS (
+    -- An address is written out only for the pairs that share it.
     SELECT pairs.first, pairs.second,
-           min(x.shown) FILTER (
+           min(concat_ws(', ', nullif(trim(x.line1), ''),
+                         nullif(trim(trim(x.postcode) || ' ' || trim(x.city_written)),
+                                ''))) FILTER (
                WHERE x.place = y.place AND common_places.place IS NOT NULL
                  AND x.kind <> 'work' AND y.kind <> 'work') AS address,
-           min(x.shown) FILTER (
+           min(concat_ws(', ', nullif(trim(x.line1), ''),
+                         nullif(trim(trim(x.postcode) || ' ' || trim(x.city_written)),
+                                ''))) FILTER (
                WHERE x.place = y.place AND common_places.place IS NOT NULL
                  AND x.kind = 'work' AND y.kind = 'work') AS workplace,
-           min(x.city_shown) FILTER (
+           min(trim(x.city_written)) FILTER (
                WHERE x.city = y.city AND x.city <> '') AS city
     FROM pairs
     JOIN places x ON x.id = pairs.first
@@ -215,15 +222,21 @@ shared_places AS (
     LEFT JOIN common_places ON common_places.place = x.place
     GROUP BY pairs.first, pairs.second
 ),
-candidates AS (
-    SELECT a.id AS a_id, a.display_name AS a_name, a.sort_name AS a_sort,
-           a.ref AS a_ref, b.id AS b_id, b.display_name AS b_name,
-           b.sort_name AS b_sort, b.ref AS b_ref,
+ranked AS (
+    SELECT pairs.first, pairs.second, pairs.first_sort,
            cp.phone, cp.email, sp.address, sp.workplace, sp.city,
-           a.words = b.words AS same_name
+           -- What the pair would score if every clue held up (names alike,
+           -- a phone no family's): weighed in Python, it scores no higher.
+           1 - (1 - CASE WHEN cp.phone IS NULL THEN 0 ELSE %(phone)s END)
+             * (1 - CASE WHEN cp.email IS NULL THEN 0 ELSE %(email)s END)
+             * (1 - CASE WHEN pairs.same_name THEN %(same_name)s
+                         ELSE %(similar_name)s END)
+             * (1 - CASE WHEN sp.address IS NULL THEN 0 ELSE %(address)s END)
+             * (1 - CASE WHEN sp.workplace IS NULL THEN 0 ELSE %(workplace)s END)
+             * (1 - CASE WHEN sp.city IS NULL OR sp.address IS NOT NULL
+                           OR sp.workplace IS NOT NULL THEN 0 ELSE %(city)s END)
+             AS strength
     FROM pairs
-    JOIN book a ON a.id = pairs.first
-    JOIN book b ON b.id = pairs.second
     LEFT JOIN channel_pairs cp
         ON cp.first = pairs.first AND cp.second = pairs.second
     LEFT JOIN shared_places sp
@@ -232,23 +245,16 @@ candidates AS (
         SELECT 1 FROM contacts_dismissedduplicate d
         WHERE d.first_id = pairs.first AND d.second_id = pairs.second
     )
+    ORDER BY strength DESC, pairs.first_sort, pairs.first, pairs.second
+    LIMIT %(limit)s
 )
-SELECT a_id, a_name, a_sort, a_ref, b_id, b_name, b_sort, b_ref,
-       phone, email, address, workplace, city,
-       -- What the pair would score if every clue held up (names alike, a
-       -- phone no family's): weighed in Python, it scores no higher.
-       1 - (1 - CASE WHEN phone IS NULL THEN 0 ELSE %(phone)s END)
-         * (1 - CASE WHEN email IS NULL THEN 0 ELSE %(email)s END)
-         * (1 - CASE WHEN same_name THEN %(same_name)s
-                     ELSE %(similar_name)s END)
-         * (1 - CASE WHEN address IS NULL THEN 0 ELSE %(address)s END)
-         * (1 - CASE WHEN workplace IS NULL THEN 0 ELSE %(workplace)s END)
-         * (1 - CASE WHEN city IS NULL OR address IS NOT NULL
-                       OR workplace IS NOT NULL THEN 0 ELSE %(city)s END)
-         AS strength
-FROM candidates
-ORDER BY strength DESC, a_sort, a_id, b_id
-LIMIT %(limit)s
+SELECT a.id, a.display_name, a.sort_name, a.ref,
+       b.id, b.display_name, b.sort_name, b.ref,
+       phone, email, address, workplace, city, strength
+FROM ranked
+JOIN book a ON a.id = ranked.first
+JOIN book b ON b.id = ranked.second
+ORDER BY strength DESC, ranked.first_sort, ranked.first, ranked.second
 """
 # Pairs whose names share a word and whose initials are alike in one city: a
 # blocking join over the name words of every contact with a city, the

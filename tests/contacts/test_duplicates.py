@@ -209,7 +209,7 @@ def test_a_page_of_strong_proposals_reads_few_candidates_and_no_city_lane(
         q["sql"] for q in queries.captured_queries if "WITH book" in q["sql"]
     ]
     assert "common_words" not in statement
-    assert statement.rstrip().endswith(f"LIMIT {2 * CANDIDATES_PER_PROPOSAL}")
+    assert f"LIMIT {2 * CANDIDATES_PER_PROPOSAL}\n" in statement
     assert [p.first.display_name for p in surest] == ["Eva Roth", "Jürgen Müller"]
 
 
