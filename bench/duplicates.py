@@ -129,7 +129,7 @@ def measure(label: str, contacts: int, reps: int) -> dict:
         cursor.execute("SET LOCAL work_mem = '64MB'")
         cursor.execute(
             "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) "
-            + duplicates._CANDIDATES,
+            + duplicates.candidate_statement(in_one_city=True),
             duplicates.candidate_parameters(household),
         )
         plan = "\n".join(row[0] for row in cursor.fetchall())

@@ -49,6 +49,7 @@ from contacts.vcard.importer import (
     import_vcards,
 )
 from household.admin_scoping import (
+    AutocompleteFilter,
     HouseholdScopedAdmin,
     HouseholdScopedForm,
     request_household,
@@ -60,8 +61,10 @@ from people_search.engine.models import Subject
 # Skipped cards and ignored values listed one by one after an import; the
 # rest are counted.
 MAX_PROBLEM_MESSAGES = 20
-# Proposals on one page of "Possible duplicates".
+# Proposals on one page of "Possible duplicates", and the most it lists: the
+# surest, weighed from a few thousand candidates however large the book.
 DUPLICATES_PAGE = 25
+DUPLICATES_LISTED = 500
 
 
 class ContactAliasInline(HouseholdScopedAdmin, admin.TabularInline):
@@ -260,8 +263,13 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         if not self.has_change_permission(request):
             raise PermissionDenied
         household = self._duplicates_household(request)
-        proposals = propose_duplicates(household=household) if household else []
-        page = Paginator(proposals, DUPLICATES_PAGE).get_page(request.GET.get("p"))
+        proposals = (
+            propose_duplicates(household=household, limit=DUPLICATES_LISTED + 1)
+            if household
+            else []
+        )
+        listed = proposals[:DUPLICATES_LISTED]
+        page = Paginator(listed, DUPLICATES_PAGE).get_page(request.GET.get("p"))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
@@ -269,6 +277,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
             "household": household,
             "households": Household.objects.all() if request.user.is_superuser else [],
             "page": page,
+            "more_than_listed": len(proposals) > len(listed),
         }
         return TemplateResponse(
             request, "admin/contacts/contact/duplicates.html", context
@@ -472,7 +481,7 @@ class PaperlessCorrespondentAdmin(PaperlessMirrorAdmin):
 @admin.register(PaperlessDocument)
 class PaperlessDocumentAdmin(PaperlessMirrorAdmin):
     list_display = ["title", "correspondent", "created", "paperless_id"]
-    list_filter = [("correspondent", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [("correspondent", AutocompleteFilter)]
     search_fields = ["title", "correspondent__name"]
     list_select_related = ["correspondent"]
     date_hierarchy = "created"

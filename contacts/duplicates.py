@@ -7,6 +7,11 @@ contacts with the same folded name, and contacts whose names share a word or
 who share an address, whose names pg_trgm finds alike and who share an address,
 a workplace or a city. Python then weighs each pair's evidence with the
 matching engine's words and nicknames and says it in words.
+
+The statement reads the candidates strongest first by what it sees, so a page
+of the surest proposals reads a few thousand of them, not every pair of a
+large address book; and the lane of similar names that share only a city,
+the costliest and the weakest, runs only when that page needs it.
 """
 
 import re
@@ -113,74 +118,72 @@ class Proposal:
         return round(self.score * 100)
 
 
-# Candidate pairs (first < second) with what they share. Every join runs on
-# one household's rows: channels through (household, kind, value), names
-# through (household, sort_name), words and addresses hashed in memory.
+# Candidate pairs (first < second) with what they share, the strongest first
+# by what the database sees; names and addresses are joined to the pairs
+# read, not to every pair. Every join runs on one household's rows, hashed in
+# memory. {in_one_city_words} and {in_one_city_pairs} take the lane of similar
+# names in one city, or nothing.
 _CANDIDATES = """
 WITH book AS (
-    SELECT id, sort_name FROM contacts_contact
+    -- A name's words alone: "hans-peter becker" is "hans peter becker".
+    SELECT id, display_name, ref, sort_name,
+           btrim(regexp_replace(sort_name, '[^[:alpha:]]+', ' ', 'g')) AS words
+    FROM contacts_contact
     WHERE household_id = %(household)s AND status <> %(spam)s
 ),
-lines AS (
-    SELECT ch.kind, ch.value,
-           array_agg(DISTINCT ch.contact_id ORDER BY ch.contact_id) AS ids
+held AS (
+    -- Distinct first, so each value is then counted by hashing, not sorting.
+    SELECT DISTINCT ch.kind, ch.value, ch.contact_id
     FROM contacts_contactchannel ch JOIN book ON book.id = ch.contact_id
     WHERE ch.household_id = %(household)s AND ch.kind IN ('phone', 'email')
-    GROUP BY ch.kind, ch.value
-    HAVING count(DISTINCT ch.contact_id) = 2
+),
+lines AS (
+    SELECT kind, value, min(contact_id) AS first, max(contact_id) AS second
+    FROM held GROUP BY kind, value HAVING count(*) = 2
 ),
 channel_pairs AS (
-    SELECT ids[1] AS first, ids[2] AS second,
+    SELECT first, second,
            min(value) FILTER (WHERE kind = 'phone') AS phone,
            min(value) FILTER (WHERE kind = 'email') AS email
     FROM lines GROUP BY 1, 2
 ),
 name_pairs AS (
-    SELECT a.id AS first, b.id AS second
-    FROM book a JOIN book b ON b.sort_name = a.sort_name AND a.id < b.id
-    WHERE a.sort_name <> ''
+    -- The same name; or the same name words written apart ("Hans-Peter",
+    -- "Hans Peter") in one city, where the words lane would have met them.
+    SELECT a.id AS first, b.id AS second, a.sort_name AS first_sort,
+           true AS same_name
+    FROM book a JOIN book b ON b.words = a.words AND a.id < b.id
+    WHERE a.words <> '' AND (
+        a.sort_name = b.sort_name OR EXISTS (
+            SELECT 1 FROM addresses x JOIN addresses y
+                ON lower(trim(y.city)) = lower(trim(x.city))
+            WHERE x.household_id = %(household)s AND x.contact_id = a.id
+              AND y.household_id = %(household)s AND y.contact_id = b.id
+              AND trim(x.city) <> ''))
 ),
 places AS (
     SELECT contact_id AS id, book.sort_name, kind,
            lower(regexp_replace(trim(line1), '\\s+', ' ', 'g'))
              || '|' || lower(trim(postcode)) || '|' || lower(trim(city)) AS place,
-           lower(trim(city)) AS city,
-           concat_ws(', ', nullif(trim(line1), ''),
-                     nullif(trim(trim(postcode) || ' ' || trim(city)), '')) AS shown,
-           trim(city) AS city_shown,
-           -- "hans becker" -> "hb": a name typed wrong keeps its initials.
-           regexp_replace(book.sort_name, '([[:alpha:]])[[:alpha:]]*|[^[:alpha:]]',
-                          '\\1', 'g') AS initials
+           lower(trim(city)) AS city, line1, postcode, addresses.city AS city_written
     FROM addresses JOIN book ON book.id = addresses.contact_id
     WHERE addresses.household_id = %(household)s
 ),
-words AS (
-    -- Each name word of a contact with a city, in that city: similar names
-    -- count only together with a shared place, so they are looked for there.
-    SELECT places.id, places.sort_name, places.city, places.initials, word
-    FROM places, regexp_split_to_table(places.sort_name, '[^[:alpha:]]+') AS word
-    WHERE length(word) > 1 AND places.city <> ''
-),
-common_words AS (
-    SELECT word, city, initials FROM words GROUP BY word, city, initials
-    HAVING count(*) <= %(crowded_word)s
-),
 common_places AS (
-    SELECT place FROM places WHERE place NOT LIKE '|%%'
-    GROUP BY place HAVING count(DISTINCT id) <= %(crowded_address)s
-),
+    -- An address of more contacts than this is an office block: it names
+    -- nobody, as a pair's shared address nor as a reason to compare them.
+    SELECT place FROM (
+        SELECT DISTINCT place, id FROM places WHERE place NOT LIKE '|%%'
+    ) residents
+    GROUP BY place HAVING count(*) <= %(crowded_address)s
+),{in_one_city_words}
 near_pairs AS (
     -- Each pair carries both names, so similarity() runs on these rows only
     -- and the planner never weighs comparing every contact with every other.
     SELECT x.id AS first, y.id AS second, x.sort_name AS a, y.sort_name AS b,
-           false AS housemates
-    FROM words x JOIN common_words USING (word, city, initials)
-    JOIN words y ON y.word = x.word AND y.city = x.city
-        AND y.initials = x.initials AND x.id < y.id
-    UNION
-    SELECT x.id, y.id, x.sort_name, y.sort_name, true
+           true AS housemates
     FROM places x JOIN common_places USING (place)
-    JOIN places y ON y.place = x.place AND x.id < y.id
+    JOIN places y ON y.place = x.place AND x.id < y.id{in_one_city_pairs}
 ),
 similar_pairs AS (
     -- At one address a nickname ("Sepp", "Josef") is looked at from further
@@ -190,54 +193,158 @@ similar_pairs AS (
         WHEN housemates THEN %(housemate_names)s ELSE %(candidate_names)s END
 ),
 pairs AS (
-    SELECT first, second FROM channel_pairs
-    UNION SELECT first, second FROM name_pairs
-    UNION SELECT first, second FROM similar_pairs
+    SELECT first, second, first_sort, same_name FROM name_pairs
+    UNION
+    SELECT found.first, found.second, a.sort_name, a.words = b.words
+    FROM (SELECT first, second FROM channel_pairs
+          UNION SELECT first, second FROM similar_pairs) found
+    JOIN book a ON a.id = found.first
+    JOIN book b ON b.id = found.second
 ),
 shared_places AS (
+    -- An address is written out only for the pairs that share it.
     SELECT pairs.first, pairs.second,
-           min(x.shown) FILTER (
-               WHERE x.place = y.place AND x.place NOT LIKE '|%%'
+           min(concat_ws(', ', nullif(trim(x.line1), ''),
+                         nullif(trim(trim(x.postcode) || ' ' || trim(x.city_written)),
+                                ''))) FILTER (
+               WHERE x.place = y.place AND common_places.place IS NOT NULL
                  AND x.kind <> 'work' AND y.kind <> 'work') AS address,
-           min(x.shown) FILTER (
-               WHERE x.place = y.place AND x.place NOT LIKE '|%%'
+           min(concat_ws(', ', nullif(trim(x.line1), ''),
+                         nullif(trim(trim(x.postcode) || ' ' || trim(x.city_written)),
+                                ''))) FILTER (
+               WHERE x.place = y.place AND common_places.place IS NOT NULL
                  AND x.kind = 'work' AND y.kind = 'work') AS workplace,
-           min(x.city_shown) FILTER (
+           min(trim(x.city_written)) FILTER (
                WHERE x.city = y.city AND x.city <> '') AS city
     FROM pairs
     JOIN places x ON x.id = pairs.first
     JOIN places y ON y.id = pairs.second
+    LEFT JOIN common_places ON common_places.place = x.place
     GROUP BY pairs.first, pairs.second
+),
+ranked AS (
+    SELECT pairs.first, pairs.second, pairs.first_sort,
+           cp.phone, cp.email, sp.address, sp.workplace, sp.city,
+           -- What the pair would score if every clue held up (names alike,
+           -- a phone no family's): weighed in Python, it scores no higher.
+           1 - (1 - CASE WHEN cp.phone IS NULL THEN 0 ELSE %(phone)s END)
+             * (1 - CASE WHEN cp.email IS NULL THEN 0 ELSE %(email)s END)
+             * (1 - CASE WHEN pairs.same_name THEN %(same_name)s
+                         ELSE %(similar_name)s END)
+             * (1 - CASE WHEN sp.address IS NULL THEN 0 ELSE %(address)s END)
+             * (1 - CASE WHEN sp.workplace IS NULL THEN 0 ELSE %(workplace)s END)
+             * (1 - CASE WHEN sp.city IS NULL OR sp.address IS NOT NULL
+                           OR sp.workplace IS NOT NULL THEN 0 ELSE %(city)s END)
+             AS strength
+    FROM pairs
+    LEFT JOIN channel_pairs cp
+        ON cp.first = pairs.first AND cp.second = pairs.second
+    LEFT JOIN shared_places sp
+        ON sp.first = pairs.first AND sp.second = pairs.second
+    WHERE NOT EXISTS (
+        SELECT 1 FROM contacts_dismissedduplicate d
+        WHERE d.first_id = pairs.first AND d.second_id = pairs.second
+    )
+    ORDER BY strength DESC, pairs.first_sort, pairs.first, pairs.second
+    LIMIT %(limit)s
 )
 SELECT a.id, a.display_name, a.sort_name, a.ref,
        b.id, b.display_name, b.sort_name, b.ref,
-       cp.phone, cp.email, sp.address, sp.workplace, sp.city
-FROM pairs
-JOIN contacts_contact a ON a.id = pairs.first
-JOIN contacts_contact b ON b.id = pairs.second
-LEFT JOIN channel_pairs cp ON cp.first = pairs.first AND cp.second = pairs.second
-LEFT JOIN shared_places sp ON sp.first = pairs.first AND sp.second = pairs.second
-WHERE NOT EXISTS (
-    SELECT 1 FROM contacts_dismissedduplicate d
-    WHERE d.first_id = pairs.first AND d.second_id = pairs.second
-)
+       phone, email, address, workplace, city, strength
+FROM ranked
+JOIN book a ON a.id = ranked.first
+JOIN book b ON b.id = ranked.second
+ORDER BY strength DESC, ranked.first_sort, ranked.first, ranked.second
 """
+# Pairs whose names share a word and whose initials are alike in one city: a
+# blocking join over the name words of every contact with a city, the
+# costliest lane. What it alone finds scores at most IN_ONE_CITY_AT_MOST (a
+# shared phone, email, name or address is another lane's), so it runs only
+# when proposals that weak are wanted.
+_IN_ONE_CITY_WORDS = """
+words AS (
+    -- Each name word of a contact with a city, in that city.
+    SELECT places.id, places.sort_name, places.city, word,
+           -- "hans becker" -> "hb": a name typed wrong keeps its initials.
+           regexp_replace(places.sort_name, '([[:alpha:]])[[:alpha:]]*|[^[:alpha:]]',
+                          '\\1', 'g') AS initials
+    FROM places, regexp_split_to_table(places.sort_name, '[^[:alpha:]]+') AS word
+    WHERE length(word) > 1 AND places.city <> ''
+),
+common_words AS (
+    SELECT word, city, initials FROM words GROUP BY word, city, initials
+    HAVING count(*) <= %(crowded_word)s
+),"""
+_IN_ONE_CITY_PAIRS = """
+    UNION
+    SELECT x.id, y.id, x.sort_name, y.sort_name, false
+    FROM words x JOIN common_words USING (word, city, initials)
+    JOIN words y ON y.word = x.word AND y.city = x.city
+        AND y.initials = x.initials AND x.id < y.id"""
+IN_ONE_CITY_AT_MOST = 1 - (1 - WEIGHTS[Clue.SIMILAR_NAME]) * (1 - WEIGHTS[Clue.CITY])
+# Candidates read per proposal asked for: weighing drops some (names not
+# alike, a family's phone).
+CANDIDATES_PER_PROPOSAL = 4
 
 
-def propose_duplicates(*, household: Household) -> list[Proposal]:
+def candidate_statement(*, in_one_city: bool) -> str:
+    """Return the candidate query, with or without similar names in one city."""
+    return _CANDIDATES.format(
+        in_one_city_words=_IN_ONE_CITY_WORDS if in_one_city else "",
+        in_one_city_pairs=_IN_ONE_CITY_PAIRS if in_one_city else "",
+    )
+
+
+def propose_duplicates(
+    *, household: Household, limit: int | None = None
+) -> list[Proposal]:
     """Return the household's likely duplicate contacts, surest first.
 
-    Spam is left out, and so are pairs an admin dismissed.
+    Spam is left out, and so are pairs an admin dismissed. With a limit, only
+    the surest `limit`: the candidates are read strongest first by what the
+    database sees, and similar names in one city, the costliest and weakest
+    lane, are looked for only if stronger evidence proposes fewer pairs.
     """
+    if limit is not None:
+        # Weighing can only lower a candidate's score: once the limit-th
+        # proposal scores at least what the next candidate could, no unread
+        # candidate ranks higher.
+        candidates = _candidates(
+            household, in_one_city=False, limit=CANDIDATES_PER_PROPOSAL * limit
+        )
+        proposals = _weigh(candidates, household)
+        read_all = len(candidates) < CANDIDATES_PER_PROPOSAL * limit
+        surest = proposals[:limit]
+        if (
+            len(surest) == limit
+            and surest[-1].score > IN_ONE_CITY_AT_MOST
+            and (read_all or surest[-1].score >= round(candidates[-1][-1], 3))
+        ):
+            return surest
+    return _weigh(_candidates(household, in_one_city=True, limit=None), household)[
+        :limit
+    ]
+
+
+def _candidates(
+    household: Household, *, in_one_city: bool, limit: int | None
+) -> list[tuple]:
     with transaction.atomic(), connection.cursor() as cursor:
         # The pairs are hashed in memory; the default 4 MB spills them to disk.
         cursor.execute("SET LOCAL work_mem = '64MB'")
-        cursor.execute(_CANDIDATES, candidate_parameters(household))
-        rows = cursor.fetchall()
+        cursor.execute(
+            candidate_statement(in_one_city=in_one_city),
+            {**candidate_parameters(household), "limit": limit},
+        )
+        return cursor.fetchall()
+
+
+def _weigh(rows: list[tuple], household: Household) -> list[Proposal]:
+    """Return the candidates that make proposals, surest first."""
     proposals = []
     for row in rows:
         first, second = PairedContact(*row[:4]), PairedContact(*row[4:8])
-        phone, email, address, workplace, city = row[8:]
+        phone, email, address, workplace, city = row[8:13]
         evidence = _evidence(
             _WORD.findall(first.sort_name),
             _WORD.findall(second.sort_name),
@@ -268,6 +375,8 @@ def candidate_parameters(household: Household) -> dict[str, object]:
         "crowded_address": CROWDED_ADDRESS,
         "candidate_names": CANDIDATE_NAMES,
         "housemate_names": HOUSEMATE_NAMES,
+        "limit": None,
+        **{clue.value: weight for clue, weight in WEIGHTS.items()},
     }
 
 

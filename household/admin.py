@@ -12,7 +12,11 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from household.admin_scoping import HouseholdScopedAdmin, request_household
+from household.admin_scoping import (
+    AutocompleteFilter,
+    HouseholdScopedAdmin,
+    request_household,
+)
 from household.admin_search import EngineSearchAdmin
 from household.models import (
     CalendarEvent,
@@ -31,11 +35,12 @@ from household.services import (
 )
 from people_search.engine.models import Subject
 from people_search.engine.phones import format_phone
+from yorik.admin_site import StrictChangeListAdmin
 from yorik.models import ApiToken
 
 
 @admin.register(Household)
-class HouseholdAdmin(admin.ModelAdmin):
+class HouseholdAdmin(StrictChangeListAdmin, admin.ModelAdmin):
     """Superusers run every household; a household admin edits only their own."""
 
     list_display = ["name", "slug", "default_region", "language", "created_at"]
@@ -238,7 +243,7 @@ class LeadAdmin(
         "owner",
         "created_at",
     ]
-    list_filter = ["status", "archived", ("owner", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", "archived", ("owner", AutocompleteFilter)]
     match_columns = PERSON_COLUMNS
     match_subject = Subject.LEAD
     search_help_text = _("Names, nicknames, email or phone number.")
@@ -273,7 +278,7 @@ class LeadAdmin(
 @admin.register(CalendarEvent)
 class CalendarEventAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     list_display = ["title", "starts_at", "ends_at", "location"]
-    list_filter = [("attendees", admin.RelatedOnlyFieldListFilter)]
+    list_filter = [("attendees", AutocompleteFilter)]
     search_fields = ["title", "location"]
     date_hierarchy = "starts_at"
     filter_horizontal = ["attendees"]

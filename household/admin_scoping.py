@@ -5,6 +5,9 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.contrib.admin.utils import get_fields_from_path
+from django.contrib.admin.views.main import ERROR_FLAG, PAGE_VAR
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import FieldDoesNotExist, ValidationError
@@ -12,8 +15,10 @@ from django.db import models
 from django.db.models import UniqueConstraint
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
+from django.utils.safestring import SafeString
 
 from household.models import Household, Membership, Role
+from yorik.admin_site import StrictChangeListAdmin
 
 _REQUEST_CACHE = "_administered_household"
 
@@ -117,18 +122,80 @@ class HouseholdInlineFormSet(BaseInlineFormSet):
         return kwargs
 
 
-class HouseholdScopedAdmin:
+class AutocompleteFilter(admin.RelatedFieldListFilter):
+    """Filter by a related row typed into a search box, not picked from a list.
+
+    The box asks the related model's admin, with its search and its
+    household, so the page stays one size however many rows could be picked.
+    Its form keeps the list's other parameters.
+    """
+
+    template = "admin/autocomplete_filter.html"
+
+    def __init__(
+        self,
+        field: models.Field,
+        request: HttpRequest,
+        params: dict[str, list[str]],
+        model: type[models.Model],
+        model_admin: admin.ModelAdmin,
+        field_path: str,
+    ) -> None:
+        super().__init__(field, request, params, model, model_admin, field_path)
+        rows = field.related_model._default_manager.all()
+        if not request.user.is_superuser:
+            rows = scoped_choices(rows, request_household(request))
+        self.widget = AutocompleteSelect(field, model_admin.admin_site)
+        # The picked row is named from these rows only: another household's
+        # id in the URL names nobody.
+        self.widget.choices = forms.ModelChoiceField(queryset=rows).choices
+        own = {*self.expected_parameters(), PAGE_VAR, ERROR_FLAG}
+        self.kept_parameters = [
+            (name, value)
+            for name, values in request.GET.lists()
+            if name not in own
+            for value in values
+        ]
+
+    def field_choices(
+        self, field: models.Field, request: HttpRequest, model_admin: admin.ModelAdmin
+    ) -> list[tuple[Any, str]]:
+        # The search box offers the rows; none is listed.
+        return []
+
+    def has_output(self) -> bool:
+        return True
+
+    def search_box(self) -> SafeString:
+        """Return the search box, showing the row filtered by, if any."""
+        picked = self.lookup_val[-1] if self.lookup_val else None
+        return self.widget.render(self.lookup_kwarg, picked)
+
+
+class HouseholdScopedAdmin(StrictChangeListAdmin):
     """Scope a ModelAdmin or inline to the household of its household admin.
 
     Superusers get Django's defaults and pick a new row's household. A household
     admin sees, adds, changes and deletes only their household's rows, never
     sees the household field, and is offered only their household's rows in
     foreign keys; no Django model permissions are needed. Any other staff user
-    sees nothing.
+    sees nothing. Change lists take only the filters they offer.
     """
 
     form = HouseholdScopedForm
     formset = HouseholdInlineFormSet
+
+    @property
+    def media(self) -> forms.Media:
+        media = super().media
+        # An autocomplete filter's search box needs the autocomplete scripts.
+        for list_filter in getattr(self, "list_filter", ()):
+            if isinstance(list_filter, list | tuple) and issubclass(
+                list_filter[1], AutocompleteFilter
+            ):
+                field = get_fields_from_path(self.model, list_filter[0])[-1]
+                media += AutocompleteSelect(field, self.admin_site).media
+        return media
 
     def _is_inline(self) -> bool:
         return isinstance(self, admin.options.InlineModelAdmin)

@@ -1,13 +1,16 @@
-"""Admin for the cards the assistant emitted (household admin lists API tokens)."""
+"""Admin for the assistant's cards and for logins (household admin lists API tokens)."""
 
 from django.contrib import admin
+from django.contrib.auth import admin as auth_admin
+from django.contrib.auth.models import Group, User
 from django.http import HttpRequest
 
+from yorik.admin_site import StrictChangeListAdmin
 from yorik.models import Card
 
 
 @admin.register(Card)
-class CardAdmin(admin.ModelAdmin):
+class CardAdmin(StrictChangeListAdmin, admin.ModelAdmin):
     """Cards across every household, for superusers to look into."""
 
     list_display = [
@@ -45,3 +48,18 @@ class CardAdmin(admin.ModelAdmin):
         self, request: HttpRequest, obj: Card | None = None
     ) -> bool:
         return False
+
+
+# Django's admins of logins and groups, with the change-list rules of every
+# admin of the site.
+admin.site.unregister([User, Group])
+
+
+@admin.register(User)
+class UserAdmin(StrictChangeListAdmin, auth_admin.UserAdmin):
+    """Django's admin of logins."""
+
+
+@admin.register(Group)
+class GroupAdmin(StrictChangeListAdmin, auth_admin.GroupAdmin):
+    """Django's admin of permission groups."""

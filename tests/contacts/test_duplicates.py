@@ -1,9 +1,18 @@
 """Duplicate proposals: which contacts are likely one person, how sure, and why."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
-from contacts.duplicates import Clue, names_alike, propose_duplicates
+from contacts.duplicates import (
+    CANDIDATES_PER_PROPOSAL,
+    CROWDED_ADDRESS,
+    Clue,
+    names_alike,
+    propose_duplicates,
+)
+from contacts.services import create_contacts
 from people_search.engine.text import name_words
 from tests.builders import build_contact
 
@@ -160,3 +169,64 @@ def test_spam_and_other_households_are_left_out(household, other_household):
 )
 def test_names_alike_by_typo_nickname_or_initial(first, second, alike):
     assert names_alike(name_words(first), name_words(second)) is alike
+
+
+def surest_household(household):
+    """Two strong pairs (same name, a shared phone), two weak ones (a city)."""
+    build_contact(household, "Eva Roth", channels=[phone("0171 5550000")])
+    build_contact(household, "Eva Roth", channels=[phone("0171 5550000")])
+    build_contact(household, "Jürgen Müller", addresses=[home("Ring 1")])
+    build_contact(household, "Juergen Mueller", addresses=[home("Weg 2")])
+    build_contact(household, "Hans Becker", addresses=[home("Hauptstr. 5")])
+    build_contact(household, "Hans Bekker", addresses=[home("Hauptstraße 9")])
+    build_contact(household, "Udo Lang", addresses=[home("A 1", city="Kiel")])
+    build_contact(household, "Udo Lange", addresses=[home("B 2", city="Kiel")])
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 4, 10])
+def test_the_surest_proposals_are_the_first_of_all(household, limit):
+    surest_household(household)
+    every = propose_duplicates(household=household)
+
+    surest = propose_duplicates(household=household, limit=limit)
+
+    assert len(every) == 4
+    assert [(p.first, p.second, p.score) for p in surest] == [
+        (p.first, p.second, p.score) for p in every[:limit]
+    ]
+
+
+def test_a_page_of_strong_proposals_reads_few_candidates_and_no_city_lane(
+    household,
+):
+    """Similar names sharing only a city are the weakest and costliest lane."""
+    surest_household(household)
+
+    with CaptureQueriesContext(connection) as queries:
+        surest = propose_duplicates(household=household, limit=2)
+
+    [statement] = [
+        q["sql"] for q in queries.captured_queries if "WITH book" in q["sql"]
+    ]
+    assert "common_words" not in statement
+    assert f"LIMIT {2 * CANDIDATES_PER_PROPOSAL}\n" in statement
+    assert [p.first.display_name for p in surest] == ["Eva Roth", "Jürgen Müller"]
+
+
+def test_an_office_block_is_no_shared_address(household):
+    """More contacts at one address than CROWDED_ADDRESS: it names nobody."""
+    create_contacts(
+        household=household,
+        rows=[
+            {"display_name": f"Kollegin {number}", "addresses": [work("Tower 1")]}
+            for number in range(CROWDED_ADDRESS)
+        ],
+    )
+    build_contact(household, "Hans Becker", addresses=[work("Tower 1")])
+    build_contact(household, "Hans Bekker", addresses=[work("Tower 1")])
+
+    proposal = next(
+        p for p in propose_duplicates(household=household) if "Hans" in str(p.first)
+    )
+
+    assert clues(proposal) == [Clue.SIMILAR_NAME, Clue.CITY]

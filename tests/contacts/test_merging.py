@@ -413,3 +413,17 @@ def test_a_superuser_chooses_the_household_first(
     assert "Levi family" in choose
     assert pair_url(gisela, mama) in becker
     assert pair_url(gisela, mama) not in levi
+
+
+def test_the_list_names_only_the_surest_of_many(anna, household, monkeypatch):
+    monkeypatch.setattr("contacts.admin.DUPLICATES_LISTED", 2)
+    for name in ["Eva Roth", "Udo Lang", "Lena Graf"]:
+        build_contact(household, name)
+        build_contact(household, name)
+
+    page = anna.get(DUPLICATES).content.decode()
+
+    assert "More than 2 pairs of contacts may each be one person" in page
+    assert page.count("Derselbe Name") == 2
+    assert "Lena Graf" in page
+    assert "Udo Lang" not in page

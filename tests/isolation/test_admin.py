@@ -5,18 +5,21 @@ model registered later is covered without a new test.
 """
 
 import re
+from html import unescape
 
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
-from contacts.models import Contact
+from contacts.models import Contact, PaperlessCorrespondent
 from household.models import CalendarEvent, Household, Lead, Membership
+from tests.builders import build_member
 from tests.isolation.world import B_SURNAME, INACTIVE_STATUSES, Side, World, shows_b
 from yorik.models import Card
 
@@ -336,3 +339,115 @@ def test_add_forms_take_own_rows(world, a_admin, form):
 
     assert response.status_code == 302
     assert model.objects.count() == before + 1
+
+
+@pytest.mark.parametrize("status", [*INACTIVE_STATUSES, "removed"])
+def test_an_offboarded_admin_sees_none_of_their_recent_actions(
+    world, browser_of, status
+):
+    admin = build_member(world.a.household, f"ex-{status}", role="admin")
+    contact = world.a.contact
+    LogEntry.objects.log_actions(
+        user_id=admin.profile.user_id,
+        queryset=Contact.objects.filter(pk=contact.pk),
+        action_flag=CHANGE,
+        change_message="Renamed.",
+    )
+    browser = browser_of(admin)
+    change_url = admin_url(Contact, "change", contact.pk)
+
+    while_active = browser.get(reverse("admin:index")).content.decode()
+    Membership.objects.filter(pk=admin.pk).update(status=status)
+    offboarded = browser.get(reverse("admin:index"))
+
+    assert change_url in while_active
+    html = offboarded.content.decode()
+    assert offboarded.status_code == 200
+    assert 'id="recent-actions-module"' not in html
+    assert change_url not in html
+    assert contact.display_name not in html
+
+
+@pytest.fixture
+def superuser(db) -> Client:
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root"))
+    return client
+
+
+@pytest.mark.parametrize("label", ADMIN_MODELS)
+def test_every_change_list_refuses_a_lookup_it_does_not_offer(
+    a_admin, superuser, label
+):
+    model = apps.get_model(label)
+    lookup = {f"{model._meta.pk.name}__regex": "("}
+
+    own = a_admin.get(admin_url(model, "changelist"), lookup)
+    root = superuser.get(admin_url(model, "changelist"), lookup)
+
+    assert own.status_code in {400, 403}
+    assert root.status_code == 400
+
+
+def filter_links(html: str) -> set[str]:
+    """Return the change list's links that filter it: by a field or by date."""
+    return {
+        unescape(link)
+        for link in re.findall(r'href="(\?[^"]*)"', html)
+        if "__" in unescape(link)
+    }
+
+
+@pytest.mark.parametrize("label", ADMIN_MODELS)
+def test_every_filter_link_of_every_change_list_is_taken(
+    world, a_admin, superuser, label
+):
+    """The lookups the lists take are the ones their own filters write."""
+    model = apps.get_model(label)
+    changelist = admin_url(model, "changelist")
+    for browser in (a_admin, superuser):
+        page = browser.get(changelist)
+        if page.status_code == 403:
+            continue
+        for link in filter_links(page.content.decode()):
+            response = browser.get(changelist + link)
+
+            assert response.status_code == 200, link
+
+
+def bs_related_row(side: Side, label: str) -> models.Model:
+    return {
+        "household.lead": side.admin,
+        "household.calendarevent": side.admin.profile,
+        "contacts.paperlessdocument": PaperlessCorrespondent.objects.filter(
+            household=side.household
+        ).first(),
+    }[label]
+
+
+@pytest.mark.parametrize(
+    ("label", "parameter"),
+    [
+        ("household.lead", "owner__id__exact"),
+        ("household.calendarevent", "attendees__id__exact"),
+        ("contacts.paperlessdocument", "correspondent__id__exact"),
+    ],
+)
+def test_a_search_box_filter_names_nothing_of_b(world, a_admin, label, parameter):
+    """The filter's box shows the row filtered by only if it is A's own."""
+    model = apps.get_model(label)
+
+    response = a_admin.get(
+        admin_url(model, "changelist"),
+        {parameter: bs_related_row(world.b, label).pk},
+    )
+    control = a_admin.get(
+        admin_url(model, "changelist"),
+        {parameter: bs_related_row(world.a, label).pk},
+    )
+
+    assert response.status_code == 200
+    assert not shows_b(response.content.decode())
+    assert f'value="{bs_related_row(world.a, label).pk}" selected' in (
+        control.content.decode()
+    )
