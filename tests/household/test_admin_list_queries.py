@@ -63,7 +63,7 @@ def test_a_filter_the_list_does_not_offer_is_a_400_page_that_reads_no_row(
 
     assert response.status_code == 400
     html = response.content.decode()
-    assert "This list has no such filter." in html
+    assert "Diese Liste hat keinen solchen Filter." in html
     assert f'href="{contacts_list()}"' in html
     assert "Hans Becker" not in html
     assert not [q for q in queries.captured_queries if "contacts_contact" in q["sql"]]
@@ -109,7 +109,7 @@ def test_a_date_out_of_the_calendar_is_a_400_page(anna, household, date):
     response = anna.get(reverse("admin:household_calendarevent_changelist"), date)
 
     assert response.status_code == 400
-    assert "This list has no such filter." in response.content.decode()
+    assert "Diese Liste hat keinen solchen Filter." in response.content.decode()
 
 
 def test_the_date_hierarchy_still_narrows_the_list(anna, household):
@@ -152,7 +152,7 @@ def test_a_search_longer_than_the_cap_is_a_400_page_that_says_so(anna, household
     at_the_cap = anna.get(contacts_list(), {"q": longest})
 
     assert too_long.status_code == 400
-    assert "Search for at most 200 characters." in too_long.content.decode()
+    assert "Eine Suche darf höchstens 200 Zeichen lang sein." in too_long.content.decode()
     assert "Hans Becker" not in too_long.content.decode()
     assert len(too_long.content) < 20_000
     assert at_the_cap.status_code == 200
