@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from contacts.documents import (
+    SCALAR_FIELDS,
     Rule,
     channel_key,
     combined,
@@ -42,15 +43,9 @@ from people_search.engine.models import Subject
 from people_search.engine.text import fold_name
 from yorik.models import Card
 
-# The contact's own fields an admin chooses between when both have a value.
-CHOSEN_FIELDS = (
-    "display_name",
-    "first_name",
-    "last_name",
-    "kind",
-    "relation",
-    "status",
-)
+# The contact's own fields an admin chooses between when both have a value;
+# notes are joined, never chosen.
+CHOSEN_FIELDS = tuple(field for field in SCALAR_FIELDS if field != "notes")
 # Addresses are chosen kind by kind: "address:home", "address:work", ….
 ADDRESS_CHOICES = tuple(f"address:{kind}" for kind in AddressKind.values)
 # The prefix of a vCard UID export_vcard gives a contact without one.
