@@ -423,7 +423,7 @@ def test_the_list_names_only_the_surest_of_many(anna, household, monkeypatch):
 
     page = anna.get(DUPLICATES).content.decode()
 
-    assert "More than 2 pairs of contacts may each be one person" in page
+    assert "Mehr als 2 Kontaktpaare könnten jeweils dieselbe Person sein" in page
     assert page.count("Derselbe Name") == 2
     assert "Lena Graf" in page
     assert "Udo Lang" not in page
