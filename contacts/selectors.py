@@ -20,9 +20,9 @@ from people_search.engine.matching import (
     find_matches,
     without_weak_matches,
 )
-from people_search.engine.models import Subject
 from people_search.engine.query import Query
-from people_search.engine.similar_lane import similar_name_ids
+from people_search.index.models import Subject
+from people_search.index.similar import similar_name_ids
 from yorik.compiled import CompiledShapes
 from yorik.indexes import as_bigint
 

@@ -33,10 +33,9 @@ from people_search.engine.matching import (
     strongest_rows,
     trigram_served,
 )
-from people_search.engine.models import Subject
 from people_search.engine.query import Query, parse_query
-from people_search.engine.similar import find_similar_names
-from people_search.engine.similar_lane import similar_name_ids
+from people_search.index.models import Subject
+from people_search.index.similar import find_similar_names, similar_name_ids
 from yorik.compiled import CompiledShapes
 from yorik.sizes import one_plan_fits
 

@@ -3,7 +3,7 @@
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from people_search.engine.embeddings import DIMENSIONS
+from people_search.index.embeddings import DIMENSIONS
 from yorik.indexes import household_trigram_index
 
 
