@@ -27,7 +27,7 @@ from typing import Any
 import jellyfish
 
 from people_search.engine.query import Query
-from people_search.engine.statements import Statement
+from people_search.engine.sql import Statement
 from people_search.engine.text import fold_words
 
 # Cosine similarity that makes a household word worth fetching for a query

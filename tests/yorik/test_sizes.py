@@ -67,7 +67,7 @@ def prepared_searches():
         cursor.execute(
             "SELECT count(*) FROM pg_prepared_statements "
             "WHERE statement LIKE %s OR statement LIKE %s",
-            ['%"match_tier"%', '%"match_group"%'],
+            ["%match_tier%", "%match_group%"],
         )
         return cursor.fetchone()[0]
 
