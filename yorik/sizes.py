@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import Model
 
 # Below this many rows of a table, one generic plan serves a household's
-# searches of it (bench/README.md, "Planned once, ninth session").
+# searches of it (bench/README.md: planned once per connection).
 ONE_PLAN_BELOW = 2_000
 # Counting stops here: enough for every line drawn by a count (the similar-name
 # lane's exact scan ends at 5,000 words), cheap in a household of 100,000 rows.
