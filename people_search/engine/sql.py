@@ -33,6 +33,8 @@ def compose(template: str, **parts: Any) -> Statement:
     def fill(hole: re.Match[str]) -> str:
         part = parts[hole[1]]
         if isinstance(part, Statement):
+            if isinstance(part.params, Mapping):
+                raise TypeError("Only statements of positional parameters compose.")
             params.extend(part.params)
             return part.sql
         params.append(part)
