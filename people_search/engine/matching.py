@@ -285,30 +285,77 @@ def evidence_of(row: Mapping[str, Any]) -> Evidence:
     )
 
 
-def _stands(term: Term, places: Collection[Place], row: Evidence) -> bool:
-    for place in places:
-        if any(text in row.document for text in _texts(term, place)):
-            return True
-        if not row.concepts.isdisjoint(_tokens(term, place)):
-            return True
-        inside = _inside(term, place)
-        if inside is not None and inside.search(row.document):
-            return True
-    return False
+@dataclass(frozen=True)
+class _Sought:
+    """Where a row holds a term in some places: texts of its match document,
+    concept tokens, or words its document has the term inside."""
+
+    texts: tuple[str, ...]
+    tokens: frozenset[str]
+    inside: tuple[re.Pattern[str], ...]
+
+    def found(self, row: Evidence) -> bool:
+        return (
+            any(text in row.document for text in self.texts)
+            or not row.concepts.isdisjoint(self.tokens)
+            or any(pattern.search(row.document) for pattern in self.inside)
+        )
+
+
+def _sought(term: Term, places: Collection[Place]) -> _Sought:
+    return _Sought(
+        texts=tuple(text for place in places for text in _texts(term, place)),
+        tokens=frozenset(token for place in places for token in _tokens(term, place)),
+        inside=tuple(filter(None, (_inside(term, place) for place in places))),
+    )
+
+
+@dataclass(frozen=True)
+class _RuleTest:
+    """What a rule looks for in a row, for one query."""
+
+    whole: tuple[str, ...] = ()
+    phone: str = ""
+    every_term: tuple[_Sought, ...] = ()
+    some_term: tuple[_Sought, ...] = ()
+
+    def holds(self, row: Evidence) -> bool:
+        if self.phone:
+            return self.phone in row.phone
+        if self.whole:
+            return any(text in row.document for text in self.whole)
+        return (
+            bool(self.every_term)
+            and all(sought.found(row) for sought in self.every_term)
+            and (not self.some_term or any(s.found(row) for s in self.some_term))
+        )
+
+
+@lru_cache(maxsize=256)
+def _rule_tests(query: Query) -> dict[Rule, _RuleTest]:
+    """Return what each rule looks for in a row, worked out once per query."""
+    tests = {}
+    for rule in RULES:
+        if rule.phone:
+            test = _RuleTest(phone=query.phone_digits or "")
+        elif not query.terms:
+            test = _RuleTest()
+        elif rule.whole:
+            test = _RuleTest(whole=_whole(query, rule.whole))
+        else:
+            test = _RuleTest(
+                every_term=tuple(_sought(t, rule.every_term) for t in query.terms),
+                some_term=tuple(_sought(t, rule.some_term) for t in query.terms)
+                if rule.some_term
+                else (),
+            )
+        tests[rule] = test
+    return tests
 
 
 def holds(rule: Rule, query: Query, row: Evidence) -> bool:
     """Return whether the row meets the rule for this query."""
-    if rule.phone:
-        return bool(query.phone_digits) and query.phone_digits in row.phone
-    if not query.terms:
-        return False
-    if rule.whole:
-        return any(text in row.document for text in _whole(query, rule.whole))
-    return all(_stands(term, rule.every_term, row) for term in query.terms) and (
-        not rule.some_term
-        or any(_stands(term, rule.some_term, row) for term in query.terms)
-    )
+    return _rule_tests(query)[rule].holds(row)
 
 
 # People search's groups of the tiers; every other tier is group 0.
@@ -334,9 +381,9 @@ def match_reason(query: Query | None, row: Mapping[str, Any]) -> Reason | None:
     if tier == Tier.SIMILAR:
         return Reason.SIMILAR_NAME
     evidence = evidence_of(row)
-    for rule in RULES:
+    for rule, test in _rule_tests(query).items():
         of_tier = rule.tier == tier if tier is not None else rule.tier < Tier.INSIDE
-        if of_tier and holds(rule, query, evidence):
+        if of_tier and test.holds(evidence):
             return rule.reason
     return Reason.EMAIL
 

@@ -3,6 +3,7 @@
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 
@@ -28,19 +29,35 @@ def compose(template: str, **parts: Any) -> Statement:
     """Return the template with each `{name}` hole filled: by a Statement's
     SQL, its parameters bound where it stands, or by any other value bound as
     one parameter. A hole may appear more than once."""
+    text: list[str] = []
     params: list[Any] = []
-
-    def fill(hole: re.Match[str]) -> str:
-        part = parts[hole[1]]
+    for literal, hole in _pieces(template):
+        text.append(literal)
+        if hole is None:
+            continue
+        part = parts[hole]
         if isinstance(part, Statement):
             if isinstance(part.params, Mapping):
                 raise TypeError("Only statements of positional parameters compose.")
+            text.append(part.sql)
             params.extend(part.params)
-            return part.sql
-        params.append(part)
-        return "%s"
+        else:
+            text.append("%s")
+            params.append(part)
+    return Statement("".join(text), tuple(params))
 
-    return Statement(_HOLE.sub(fill, template), tuple(params))
+
+@lru_cache(maxsize=256)
+def _pieces(template: str) -> tuple[tuple[str, str | None], ...]:
+    """Return the template's text before each hole, and the hole's name (None
+    after the last)."""
+    pieces = []
+    start = 0
+    for hole in _HOLE.finditer(template):
+        pieces.append((template[start : hole.start()], hole[1]))
+        start = hole.end()
+    pieces.append((template[start:], None))
+    return tuple(pieces)
 
 
 def sql(text: str) -> Statement:

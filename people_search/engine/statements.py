@@ -14,8 +14,10 @@ enough to read row by row (`scanning`), or when the trigram indexes answer
 every term (`trigram_served`).
 """
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 
 from people_search.engine.matching import (
     EVIDENCE,
@@ -45,7 +47,7 @@ class Table:
     phone_digits: str | None = None
     concepts: str | None = None
 
-    def columns(self, *, scanning: bool = False) -> dict[str, str]:
+    def columns(self, *, scanning: bool = False) -> Mapping[str, str]:
         """Return the SQL of each column the conditions read (NULL for one the
         rows lack, so that no condition on it holds).
 
@@ -57,36 +59,56 @@ class Table:
         reads the whole index (a two-letter search of 1,000 contacts took 37
         to 88 ms instead of 7).
         """
-        columns = {
-            "key": self.key,
-            "search_text": self.search_text,
-            "match_text": self.match_text,
-            "phone_digits": self.phone_digits,
-            "concepts": self.concepts,
-        }
-        if scanning:
-            columns = {
-                slot: f"({column} || {_UNINDEXED[slot]})"
-                if column and slot in _UNINDEXED
-                else column
-                for slot, column in columns.items()
-            }
-        return {slot: column or "NULL" for slot, column in columns.items()}
+        return _columns(self, scanning)
 
     def of_household(self, household_id: int) -> Statement:
         """Return that every table's rows are the household's."""
-        household = Statement("%s::bigint", (household_id,))
-        return compose(
-            " AND ".join(f"{column} = {{household}}" for column in self.households),
-            household=household,
-        )
+        return Statement(_of_household(self), (household_id,) * len(self.households))
 
     def evidence(self) -> Statement:
         """Return the columns `match_reason` reads of a returned row."""
-        columns = self.columns()
-        return sql(
-            ", ".join(f"{columns[slot]} AS {name}" for name, slot in EVIDENCE.items())
-        )
+        return _evidence(self)
+
+
+# Each table's SQL is written once per process: a search's statement is put
+# together on every call, from pieces that depend on its shape only.
+@lru_cache(maxsize=64)
+def _columns(table: Table, scanning: bool) -> Mapping[str, str]:
+    columns = {
+        "key": table.key,
+        "search_text": table.search_text,
+        "match_text": table.match_text,
+        "phone_digits": table.phone_digits,
+        "concepts": table.concepts,
+    }
+    if scanning:
+        columns = {
+            slot: f"({column} || {_UNINDEXED[slot]})"
+            if column and slot in _UNINDEXED
+            else column
+            for slot, column in columns.items()
+        }
+    return MappingProxyType(
+        {slot: column or "NULL" for slot, column in columns.items()}
+    )
+
+
+@lru_cache(maxsize=64)
+def _of_household(table: Table) -> str:
+    return " AND ".join(f"{column} = %s::bigint" for column in table.households)
+
+
+@lru_cache(maxsize=64)
+def _evidence(table: Table) -> Statement:
+    columns = table.columns()
+    return sql(
+        ", ".join(f"{columns[slot]} AS {name}" for name, slot in EVIDENCE.items())
+    )
+
+
+@lru_cache(maxsize=1024)
+def _rendered(condition: Condition, table: Table, scanning: bool) -> Statement:
+    return condition.render(table.columns(scanning=scanning))
 
 
 # What each column is joined with so that no index answers it.
@@ -152,9 +174,8 @@ def first_matches(
         tier, where = sql(str(int(Tier.EXACT))), sql("TRUE")
     else:
         conditions = match_conditions(query, similar_ids=similar_ids)
-        columns = table.columns(scanning=scanning)
-        tier = conditions.tier.render(columns)
-        where = conditions.where.render(columns)
+        tier = _rendered(conditions.tier, table, scanning)
+        where = _rendered(conditions.where, table, scanning)
     statement = compose(
         _FIRST_MATCHES,
         inside=sql(str(int(Tier.INSIDE))),
@@ -204,12 +225,11 @@ def grouped_matches(
     reads every row of both.
     """
     conditions = match_conditions(query, similar_ids=similar_ids)
-    columns = table.columns(scanning=scanning)
 
     def group(where: Condition) -> Statement:
         return compose(
             _GROUP,
-            group=conditions.group.render(columns),
+            group=_rendered(conditions.group, table, scanning),
             evidence=table.evidence(),
             fields=fields,
             sort_name=sql(table.sort_name),
@@ -217,7 +237,7 @@ def grouped_matches(
             rows=sql(table.rows),
             of_household=table.of_household(household_id),
             filters=filters,
-            where=where.render(columns),
+            where=_rendered(where, table, scanning),
         )
 
     if similar_ids and similar_apart:
