@@ -169,6 +169,7 @@ class Rule:
 
 _NAMED = frozenset({Place.NAME, Place.ALIAS})
 _CONCEPTS = frozenset({Place.RELATION_CONCEPT, Place.ALIAS_CONCEPT})
+_CONCEPT_PLACES = (Place.RELATION_CONCEPT, Place.ALIAS_CONCEPT)
 _NICKNAMED = _NAMED | _CONCEPTS | {Place.NICKNAME}
 _RELATED = _NICKNAMED | {Place.RELATION}
 # The rules, strongest first: a row is of the first tier whose rules it meets
@@ -226,11 +227,10 @@ _INSIDE = {
 }
 
 
-@lru_cache(maxsize=4096)
 def _texts(term: Term, place: Place) -> tuple[str, ...]:
     """Return what the match document contains where the term stands in place."""
-    if place in _WORD_STARTS:
-        separator = _WORD_STARTS[place]
+    separator = _WORD_STARTS.get(place)
+    if separator is not None:
         return (separator + separator.join(term.words),)
     if place is Place.NICKNAME:
         return tuple(
@@ -243,9 +243,10 @@ def _texts(term: Term, place: Place) -> tuple[str, ...]:
 
 def _tokens(term: Term, place: Place) -> tuple[str, ...]:
     """Return the concept tokens a row holds where the term stands in place."""
-    if place not in _CONCEPT_FIELDS:
+    field = _CONCEPT_FIELDS.get(place)
+    if field is None or not term.concepts:
         return ()
-    return tuple(_CONCEPT_FIELDS[place] + concept for concept in term.concepts)
+    return tuple(field + concept for concept in term.concepts)
 
 
 @lru_cache(maxsize=4096)
@@ -331,31 +332,40 @@ class _RuleTest:
         )
 
 
+def _rule_test(query: Query, rule: Rule) -> _RuleTest:
+    """Return what the rule looks for in a row, for this query."""
+    if rule.phone:
+        return _RuleTest(phone=query.phone_digits or "")
+    if not query.terms:
+        return _RuleTest()
+    if rule.whole:
+        return _RuleTest(whole=_whole(query, rule.whole))
+    return _RuleTest(
+        every_term=tuple(_sought(term, rule.every_term) for term in query.terms),
+        some_term=tuple(_sought(term, rule.some_term) for term in query.terms)
+        if rule.some_term
+        else (),
+    )
+
+
 @lru_cache(maxsize=256)
 def _rule_tests(query: Query) -> dict[Rule, _RuleTest]:
-    """Return what each rule looks for in a row, worked out once per query."""
-    tests = {}
-    for rule in RULES:
-        if rule.phone:
-            test = _RuleTest(phone=query.phone_digits or "")
-        elif not query.terms:
-            test = _RuleTest()
-        elif rule.whole:
-            test = _RuleTest(whole=_whole(query, rule.whole))
-        else:
-            test = _RuleTest(
-                every_term=tuple(_sought(t, rule.every_term) for t in query.terms),
-                some_term=tuple(_sought(t, rule.some_term) for t in query.terms)
-                if rule.some_term
-                else (),
-            )
-        tests[rule] = test
-    return tests
+    """Return the query's rule tests worked out so far: each is worked out
+    the first time a row needs it (those of Tier.INSIDE compile patterns)."""
+    return {}
+
+
+def _tested(query: Query, rule: Rule, row: Evidence) -> bool:
+    tests = _rule_tests(query)
+    test = tests.get(rule)
+    if test is None:
+        test = tests[rule] = _rule_test(query, rule)
+    return test.holds(row)
 
 
 def holds(rule: Rule, query: Query, row: Evidence) -> bool:
     """Return whether the row meets the rule for this query."""
-    return _rule_tests(query)[rule].holds(row)
+    return _tested(query, rule, row)
 
 
 # People search's groups of the tiers; every other tier is group 0.
@@ -381,9 +391,9 @@ def match_reason(query: Query | None, row: Mapping[str, Any]) -> Reason | None:
     if tier == Tier.SIMILAR:
         return Reason.SIMILAR_NAME
     evidence = evidence_of(row)
-    for rule, test in _rule_tests(query).items():
+    for rule in RULES:
         of_tier = rule.tier == tier if tier is not None else rule.tier < Tier.INSIDE
-        if of_tier and test.holds(evidence):
+        if of_tier and _tested(query, rule, evidence):
             return rule.reason
     return Reason.EMAIL
 
@@ -499,7 +509,7 @@ def _found(term: Term) -> Condition:
         for nickname in term.nicknames
     ]
     return _any(
-        [_like("search_text", term.text), _in_places(term, _CONCEPTS), *nicknames]
+        [_like("search_text", term.text), _in_places(term, _CONCEPT_PLACES), *nicknames]
     )
 
 
@@ -516,18 +526,23 @@ def _may_hold_word(word: str) -> Condition:
     return Condition("%s <<%% {search_text}", (word,))
 
 
-def _place_tiers() -> dict[Place, Tier]:
-    """Return each place's tier: that of the first rule whose terms may all
-    stand there (Tier.INSIDE's places are never tested in SQL)."""
+def _place_tiers() -> tuple[tuple[Tier, tuple[Place, ...]], ...]:
+    """Return each tier with the places whose tier it is: that of the first
+    rule whose terms may all stand there (Tier.INSIDE's places are never
+    tested in SQL), strongest first."""
     tiers: dict[Place, Tier] = {}
     for rule in RULES:
         if rule.tier < Tier.INSIDE:
             for place in rule.every_term:
                 tiers.setdefault(place, rule.tier)
-    return tiers
+    return tuple(
+        (tier, tuple(place for place in Place if tiers.get(place) == tier))
+        for tier in sorted(set(tiers.values()))
+    )
 
 
 _PLACE_TIERS = _place_tiers()
+_WORD_START = next(tier for tier, places in _PLACE_TIERS if Place.NAME in places)
 _WHOLE_RULES = [rule for rule in RULES if rule.whole]
 _PHONE_RULE = next(rule for rule in RULES if rule.phone)
 
@@ -552,15 +567,13 @@ def _tier(
     rest = _constant(value(Tier.INSIDE))
     if similar:
         rest = _case([(is_similar(similar), value(Tier.SIMILAR))], rest)
-    word_start = _PLACE_TIERS[Place.NAME]
 
     def term_tier(term: Term, at_word_start: int | Condition) -> Condition:
         places = []
-        for tier in sorted(set(_PLACE_TIERS.values())):
-            where = [place for place, of in _PLACE_TIERS.items() if of == tier]
+        for tier, where in _PLACE_TIERS:
             condition = _in_places(term, where)
             if condition is not _FALSE:
-                at = at_word_start if tier == word_start else value(tier)
+                at = at_word_start if tier == _WORD_START else value(tier)
                 places.append((condition, at))
         return _case(places, rest)
 
@@ -570,7 +583,7 @@ def _tier(
         # of its words: the first term's word-start place tells Tier.EXACT
         # from Tier.PREFIX, looking for the whole query in those rows alone,
         # and the other terms' word-start places weigh nothing beside it.
-        first = others = value(word_start)
+        first = others = value(_WORD_START)
         whole = [text for rule in _WHOLE_RULES for text in _whole(query, rule.whole)]
         if whole:
             exact = min(rule.tier for rule in _WHOLE_RULES)
@@ -595,12 +608,11 @@ def _tier(
     return tier
 
 
-def _in_places(term: Term, places: Iterable[Place]) -> Condition:
+def _in_places(term: Term, places: Sequence[Place]) -> Condition:
     """Return that the term stands in one of the places: one LIKE ANY of the
     match document, and one overlap of the concepts."""
-    ordered = [place for place in Place if place in set(places)]
-    texts = [text for place in ordered for text in _texts(term, place)]
-    tokens = [token for place in ordered for token in _tokens(term, place)]
+    texts = [text for place in places for text in _texts(term, place)]
+    tokens = [token for place in places for token in _tokens(term, place)]
     conditions = []
     if texts:
         conditions.append(_like_any(texts))
