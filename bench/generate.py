@@ -74,9 +74,9 @@ from household.services import (
     index_lead_names,
     index_member_names,
 )
-from people_search.engine.models import NameWord
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from people_search.engine.text import fold_name
+from people_search.index.models import NameWord
 
 BATCH = 5000
 # From this many new rows on, the vector index is built once after loading.

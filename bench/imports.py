@@ -182,7 +182,7 @@ def measure_bundle(contacts: int) -> dict[str, Any]:
     from django.db import connection, transaction
 
     from bench.generate import delete_household
-    from people_search.engine.models import NameWordUse
+    from people_search.index.models import NameWordUse
     from yorik.bundles import import_household
 
     slug = f"bench-import-{contacts}"

@@ -49,9 +49,9 @@ from bench.run import Timing  # noqa: E402
 from household.models import Household, Lead  # noqa: E402
 from household.search_columns import person_columns  # noqa: E402
 from household.services import index_lead_names  # noqa: E402
-from people_search.engine.models import NameWord  # noqa: E402
-from people_search.engine.similar import find_similar_names  # noqa: E402
 from people_search.engine.text import fold_name, search_document  # noqa: E402
+from people_search.index.models import NameWord  # noqa: E402
+from people_search.index.similar import find_similar_names  # noqa: E402
 
 SHOWN = 8
 BASELINE_THRESHOLDS = [0.3, 0.4, 0.5]

@@ -30,9 +30,9 @@ from bench import run
 from bench.generate import ensure_household
 from bench.names_data import VARIANT_FAMILIES
 from household.models import Household, Lead, Membership
-from people_search.engine import similar
-from people_search.engine.models import NameWord, Subject
 from people_search.engine.phones import format_phone
+from people_search.index import similar
+from people_search.index.models import NameWord, Subject
 from people_search.selectors import search_people
 
 # (slug, contacts, members + leads), smallest first.

@@ -86,7 +86,7 @@ from household.models import (  # noqa: E402
     UserProfile,
 )
 from people_search.engine.phones import format_phone, phone_query_digits  # noqa: E402
-from people_search.engine.similar import vocabulary_size  # noqa: E402
+from people_search.index.similar import vocabulary_size  # noqa: E402
 from yorik.database import ensure_server  # noqa: E402
 from yorik.registry import get_skill  # noqa: E402
 from yorik.serializers import output_writer, validated_inputs  # noqa: E402
@@ -544,7 +544,7 @@ def build_questions(household: Household, rng: random.Random) -> list[Question]:
 
 def index_names() -> dict[str, Any]:
     """Return the names of the indexes the questions expect, read off the models."""
-    from people_search.engine.models import NameWord
+    from people_search.index.models import NameWord
 
     def named(model: Any, fields: list[str]) -> str:
         return next(i.name for i in model._meta.indexes if i.fields == fields)

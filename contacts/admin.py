@@ -56,7 +56,7 @@ from household.admin_scoping import (
 )
 from household.admin_search import EngineSearchAdmin
 from household.models import Household
-from people_search.engine.models import Subject
+from people_search.index.models import Subject
 
 # Skipped cards and ignored values listed one by one after an import; the
 # rest are counted.

@@ -38,9 +38,9 @@ from contacts.models import (
 )
 from contacts.services import update_contact
 from household.models import Household
-from people_search.engine.indexing import store_name_words
-from people_search.engine.models import Subject
 from people_search.engine.text import fold_name
+from people_search.index.models import Subject
+from people_search.index.names import store_name_words
 from yorik.models import Card
 
 # The contact's own fields an admin chooses between when both have a value;

@@ -169,7 +169,9 @@ def _known_providers(
     groups = _group_by_provider(found, category)
     groups.sort(key=_group_order)
     shown = groups[:MAX_CANDIDATES]
-    _add_details([member for group in shown for member in group if member.contact_id])
+    _add_details(
+        household, [member for group in shown for member in group if member.contact_id]
+    )
     return KnownProviders(
         candidates=[_merge(group) for group in shown],
         source_counts={
@@ -273,15 +275,19 @@ def _word_reveals(category_id: str, word: str) -> bool:
 
 # The sources' statements are written out: built with the ORM, building and
 # compiling them cost more CPU than PostgreSQL spent answering them (3 ms of
-# 3.5 at 1k contacts). Every one reads one household; the stems are one
-# LIKE ANY of an array, the dates are days in the current time zone (as
-# timezone.localdate gives them) so no timestamp is parsed in Python.
+# 3.5 at 1k contacts). Every one reads one household and names it on every
+# table it reads, subqueries included; the stems are one LIKE ANY of an array,
+# the dates are days in the current time zone (as timezone.localdate gives
+# them) so no timestamp is parsed in Python.
 _CONTACTS = """
 SELECT c.id, c.display_name, c.sort_name, c.kind, c.relation, c.tags, c.concepts,
        (c.last_contacted_at AT TIME ZONE %(time_zone)s)::date,
        ARRAY(SELECT ch.value FROM contacts_contactchannel ch
-             WHERE ch.contact_id = c.id AND ch.kind = %(phone)s ORDER BY ch.id),
-       ARRAY(SELECT a.line1 FROM addresses a WHERE a.contact_id = c.id ORDER BY a.id)
+             WHERE ch.contact_id = c.id AND ch.household_id = %(household)s::bigint
+               AND ch.kind = %(phone)s ORDER BY ch.id),
+       ARRAY(SELECT a.line1 FROM addresses a
+             WHERE a.contact_id = c.id AND a.household_id = %(household)s::bigint
+             ORDER BY a.id)
 FROM contacts_contact c
 WHERE c.household_id = %(household)s::bigint
   AND c.status = ANY(%(statuses)s)
@@ -294,11 +300,14 @@ ORDER BY c.display_name, c.id
 _DETAILS = """
 SELECT c.id,
        (SELECT ch.value FROM contacts_contactchannel ch
-        WHERE ch.contact_id = c.id AND ch.kind = %(email)s ORDER BY ch.id LIMIT 1),
+        WHERE ch.contact_id = c.id AND ch.household_id = %(household)s::bigint
+          AND ch.kind = %(email)s ORDER BY ch.id LIMIT 1),
        ARRAY(SELECT ARRAY[a.kind, a.line1, a.line2, a.postcode, a.city, a.country]
-             FROM addresses a WHERE a.contact_id = c.id ORDER BY a.id)
+             FROM addresses a
+             WHERE a.contact_id = c.id AND a.household_id = %(household)s::bigint
+             ORDER BY a.id)
 FROM contacts_contact c
-WHERE c.id = ANY(%(ids)s::bigint[])
+WHERE c.household_id = %(household)s::bigint AND c.id = ANY(%(ids)s::bigint[])
 """
 _DOCUMENTS = """
 SELECT d.correspondent_id, d.title, d.folded_title, d.created
@@ -307,11 +316,11 @@ WHERE d.household_id = %(household)s::bigint AND d.correspondent_id IS NOT NULL
   AND d.folded_title LIKE ANY(%(stems)s)
 ORDER BY d.created DESC, d.id DESC
 """
-# The join names the household too: its documents only, through their index.
+# The join and the subquery name the household too: its documents only.
 _CORRESPONDENTS = """
 SELECT c.id, c.name, c.folded_name, count(d.id), max(d.created),
        (SELECT n.title FROM contacts_paperlessdocument n
-        WHERE n.correspondent_id = c.id
+        WHERE n.correspondent_id = c.id AND n.household_id = %(household)s::bigint
         ORDER BY n.created DESC NULLS LAST, n.id DESC LIMIT 1)
 FROM contacts_paperlesscorrespondent c
 LEFT JOIN contacts_paperlessdocument d
@@ -407,7 +416,7 @@ def _contact_candidates(
     return candidates
 
 
-def _add_details(contacts: list[Candidate]) -> None:
+def _add_details(household: Household, contacts: list[Candidate]) -> None:
     """Set the address and email of contact candidates about to be shown."""
     if not contacts:
         return
@@ -415,7 +424,8 @@ def _add_details(contacts: list[Candidate]) -> None:
     details = {
         id_: (email, addresses)
         for id_, email, addresses in _rows(
-            _DETAILS, {"ids": ids, "email": ChannelKind.EMAIL}
+            _DETAILS,
+            {"household": household.pk, "ids": ids, "email": ChannelKind.EMAIL},
         )
     }
     for candidate in contacts:

@@ -13,8 +13,8 @@ from contacts.models import Address, ChannelKind, Contact, ContactAlias, Contact
 from contacts.search_columns import contact_columns
 from contacts.selectors import contact_names
 from household.models import Household
-from people_search.engine.indexing import index_after_commit
-from people_search.engine.models import Subject
+from people_search.index.models import Subject
+from people_search.index.names import index_after_commit
 from yorik.bulk import copy_new_rows, cyclic_gc_paused
 
 # bulk_update's CASE per column costs rows x batch; small batches keep it linear.

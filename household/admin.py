@@ -33,8 +33,8 @@ from household.services import (
     save_membership,
     save_profile,
 )
-from people_search.engine.models import Subject
 from people_search.engine.phones import format_phone
+from people_search.index.models import Subject
 from yorik.admin_site import StrictChangeListAdmin
 from yorik.models import ApiToken
 

@@ -10,9 +10,9 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 
 from household.admin_scoping import request_household
-from people_search.engine.matching import MatchColumns, rank_matches
 from people_search.engine.query import parse_query
-from people_search.engine.similar_lane import similar_name_ids
+from people_search.index.querysets import MatchColumns, rank_matches
+from people_search.index.similar import similar_name_ids
 
 
 class EngineSearchAdmin:

@@ -11,15 +11,38 @@ from household.models import (
     Lead,
     LeadAccess,
     Membership,
+    MembershipStatus,
     ModelUsage,
     Role,
     UserProfile,
 )
-from people_search.engine.matching import MatchColumns
+from people_search.engine.sql import Statement, compose, sql
+from people_search.engine.statements import Table
+from people_search.index.querysets import MatchColumns
 from yorik.indexes import as_bigint
 
-# Where a profile's or a lead's derived columns are, for the matching engine.
+# Where a profile's or a lead's derived columns are, for the matching engine's
+# conditions on a queryset (admin search).
 PERSON_COLUMNS = MatchColumns(phone_digits="phone_nsn")
+# How a search's statement reads the household's members and leads.
+MEMBERS = Table(
+    rows="household_membership AS m JOIN user_profiles AS p ON p.id = m.profile_id",
+    households=("m.household_id", "p.household_id"),
+    key="m.id",
+    sort_name="p.sort_name",
+    search_text="p.search_text",
+    match_text="p.match_text",
+    phone_digits="p.phone_nsn",
+)
+LEADS = Table(
+    rows="household_lead AS l",
+    households=("l.household_id",),
+    key="l.id",
+    sort_name="l.sort_name",
+    search_text="l.search_text",
+    match_text="l.match_text",
+    phone_digits="l.phone_nsn",
+)
 
 
 def profile_for_login(username: str) -> UserProfile | None:
@@ -91,6 +114,27 @@ def find_member(*, household: Household, membership_id: int) -> Membership | Non
         .filter(pk=membership_id)
         .first()
     )
+
+
+def live_members(*, role: str | None = None) -> Statement:
+    """Return, on MEMBERS, that a membership counts, as `Membership.objects.live`
+    says: not removed, its profile not deleted; of the role, if given."""
+    live = compose(
+        "p.deleted_at IS NULL AND m.status <> {removed}",
+        removed=MembershipStatus.REMOVED.value,
+    )
+    if role:
+        return compose("{live} AND m.role = {role}", live=live, role=role)
+    return live
+
+
+def leads_visible_to(actor: Membership) -> Statement:
+    """Return, on LEADS, the leads the actor may see, as `visible_leads` says."""
+    if actor.lead_access == LeadAccess.ALL:
+        return sql("TRUE")
+    if actor.lead_access == LeadAccess.OWN:
+        return compose("l.owner_id = {owner}", owner=actor.pk)
+    return sql("FALSE")
 
 
 def visible_leads(*, actor: Membership) -> QuerySet[Lead]:

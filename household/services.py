@@ -26,9 +26,9 @@ from household.selectors import (
     member_names,
     tokens_used_this_month,
 )
-from people_search.engine.indexing import index_after_commit
-from people_search.engine.models import Subject
 from people_search.engine.text import fold_name
+from people_search.index.models import Subject
+from people_search.index.names import index_after_commit
 
 # Rows per INSERT of a bulk write.
 BATCH_SIZE = 2000

@@ -10,8 +10,8 @@ class PeopleSearchConfig(AppConfig):
     def ready(self) -> None:
         from contacts.models import Contact
         from household.models import Lead, Membership
-        from people_search.engine.models import NameWord
-        from people_search.engine.similar import use_lane_settings
+        from people_search.index.models import NameWord
+        from people_search.index.similar import use_lane_settings
         from yorik.sizes import count_rows_of
 
         connection_created.connect(use_lane_settings)

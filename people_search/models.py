@@ -1,5 +1,5 @@
-"""People search's models live in its engine; Django finds them through here."""
+"""People search's models: the name index's, defined in people_search.index."""
 
-from people_search.engine.models import NameWord, NameWordUse, Subject
+from people_search.index.models import NameWord, NameWordUse, Subject
 
 __all__ = ["NameWord", "NameWordUse", "Subject"]

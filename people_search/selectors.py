@@ -1,44 +1,56 @@
 """Find people of a household: household members and address-book contacts."""
 
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, Model, QuerySet
+from django.db import connection
+from django.db.models import F, Model
 
-from contacts.aggregates import addresses_array, channels_array
 from contacts.models import DEFAULT_CONTACT_STATUSES, Contact, normalize_channel_value
-from contacts.selectors import CONTACT_COLUMNS, match_contacts
+from contacts.selectors import (
+    CONTACTS,
+    contact_details,
+    contact_filters,
+)
 from household.models import Household, Lead, LeadAccess, Membership
-from household.selectors import PERSON_COLUMNS, visible_leads
+from household.selectors import (
+    LEADS,
+    MEMBERS,
+    leads_visible_to,
+    live_members,
+    visible_leads,
+)
 from people_search.engine.matching import (
-    FirstMatches,
-    MatchColumns,
     Reason,
     Tier,
-    every_row,
-    find_matches,
-    match_columns,
-    match_group,
-    match_parameters,
     match_reason,
-    match_shape,
-    match_values,
-    parameter_markers,
     returned_count,
-    scanning_rows,
-    similar_parameters,
-    similar_rows,
     strongest_rows,
-    trigram_served,
 )
-from people_search.engine.models import Subject
 from people_search.engine.query import Query, parse_query
-from people_search.engine.similar import find_similar_names
-from people_search.engine.similar_lane import similar_name_ids
-from yorik.compiled import CompiledShapes
+from people_search.engine.sql import Statement, sql
+from people_search.engine.statements import Table, first_matches, grouped_matches
+from people_search.index.models import Subject
+from people_search.index.similar import find_similar_names, similar_name_ids
 from yorik.sizes import one_plan_fits
+
+
+def _rows(statement: Statement) -> list[dict[str, Any]]:
+    """Run a search's statement; return its rows as dicts by column name.
+
+    Through the preparing cursor where one plan serves every value of its
+    text (`Statement.prepare`), so PostgreSQL plans it once per connection;
+    else through Django's cursor, planned for each call's values.
+    """
+    with (
+        connection.preparing_cursor() if statement.prepare else connection.cursor()
+    ) as cursor:
+        cursor.execute(statement.sql, statement.params)
+        names = [column.name for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)
@@ -65,71 +77,36 @@ class Found:
     best_count: int = 0
 
 
-@dataclass(frozen=True)
-class _Plan:
-    """How a search's SELECT reads a household's rows, and how often it is
-    planned.
-
-    A household with few rows of the model (`one_plan_fits`) is read row by
-    row (`scanning_rows`), with one plan per connection. A larger one is
-    read through the indexes: with one plan per connection too when the
-    trigram indexes answer every term whatever its value (`trigram_served`),
-    else (a term of two letters, which has no trigram) with a plan for each
-    call's values. The SQL differs by `scanning` only.
-    """
-
-    scanning: bool
-    prepared: bool
-
-    @classmethod
-    def of(
-        cls, model: type[Model], *, household: Household, query: Query | None
-    ) -> "_Plan":
-        scanning = one_plan_fits(model, household_id=household.pk)
-        return cls(scanning=scanning, prepared=scanning or trigram_served(query))
-
-
 def _found(
-    shape: Hashable,
-    build: Callable[..., QuerySet],
+    table: Table,
     *,
-    first: FirstMatches,
     model: type[Model],
     household: Household,
     query: Query | None,
+    filters: Statement,
+    details: Statement,
     similar_ids: Collection[int],
     limit: int,
     to_row: Callable[[dict[str, Any]], dict],
-    channel_value: str | None = None,
 ) -> Found:
-    """Evaluate a `find_matches` query with a sort_key in one SELECT (`first`).
+    """Return the first matches of one source, read in one statement.
 
-    `build(household_id=…, channel_value=…)` makes the query, and is called
-    once per `shape` (what the SQL depends on besides those values) and
-    query shape: the SQL is kept compiled (`_SOURCE_ROWS`). Its LIMIT
-    reaches the database, so the rows' details are read for the first rows
-    only; the weak matches give way here. Two rows at least are read, to
-    tell whether the best tier is shared. How the SELECT is written and
-    planned depends on the household's size and the query (`_Plan`).
+    Its LIMIT reaches the database, so the rows' details are read for the
+    first rows only; the weak matches give way here. Two rows at least are
+    read, to tell whether the best tier is shared. A household with few rows
+    of the model (`one_plan_fits`) is read row by row.
     """
-    plan = _Plan.of(model, household=household, query=query)
-
-    def narrow(*, household_id: int, channel_value: str | None, match: Any):
-        with parameter_markers(match), scanning_rows(plan.scanning):
-            return FirstMatches.narrow(
-                build(household_id=household_id, channel_value=channel_value)
-            )
-
-    values = first.rows(
-        _SOURCE_ROWS.statement(
-            (shape, match_shape(query, similar_ids=similar_ids), plan.scanning),
-            narrow,
+    values = _rows(
+        first_matches(
+            table,
             household_id=household.pk,
-            channel_value=channel_value,
-            match=match_parameters(query, similar_ids=similar_ids),
-        ),
-        limit=max(limit, 2),
-        prepared=plan.prepared,
+            query=query,
+            filters=filters,
+            details=details,
+            similar_ids=similar_ids,
+            limit=max(limit, 2),
+            scanning=one_plan_fits(model, household_id=household.pk),
+        )
     )
     if not values:
         return Found(matches=[], count=0)
@@ -151,11 +128,6 @@ def _found(
             value["match_tier"] == first_value["match_tier"] for value in values
         ),
     )
-
-
-# The narrow SELECT of find_person's sources, kept compiled for each shape:
-# building and compiling it cost Django three quarters of the skill's CPU.
-_SOURCE_ROWS = CompiledShapes(household_id=int, channel_value=str, match=tuple)
 
 
 @dataclass(frozen=True)
@@ -204,43 +176,33 @@ def find_contacts(
     `channel` is a (kind, normalised value) pair, answered from its index;
     `similar_ids` are contacts the similar-name lane found.
     """
-
-    def build(*, household_id: int, channel_value: str | None) -> QuerySet:
-        contacts = match_contacts(
-            household=Household(pk=household_id),
-            query=query,
-            statuses=statuses,
-            kind=kind,
-            channel=(channel[0], channel_value) if channel else None,
-            similar_ids=similar_ids,
-        )
-        return contacts.annotate(sort_key=F("sort_name"))
-
     return _found(
-        ("contacts", tuple(statuses), kind, channel[0] if channel else None),
-        build,
-        first=_FIRST_CONTACTS,
+        CONTACTS,
         model=Contact,
         household=household,
         query=query,
+        filters=contact_filters(
+            household_id=household.pk, statuses=statuses, kind=kind, channel=channel
+        ),
+        details=contact_details(household_id=household.pk),
         similar_ids=similar_ids,
         limit=limit,
-        channel_value=channel[1] if channel else None,
         to_row=lambda value: {
             "source": "contacts",
             "id": value["id"],
             "display_name": value["display_name"],
             "relation": value["relation"],
             "kind": value["kind"],
-            "channels": value["channel_list"],
-            "addresses": value["address_list"],
-            "match": (
-                Reason.CHANNEL
-                if channel
-                else match_reason(query, value, CONTACT_COLUMNS)
-            ),
+            "channels": _json_list(value["channels"]),
+            "addresses": _json_list(value["addresses"]),
+            "match": Reason.CHANNEL if channel else match_reason(query, value),
         },
     )
+
+
+def _json_list(texts: Sequence[str]) -> list[Any]:
+    """Return the JSON objects of an array of jsonb, which comes as their texts."""
+    return [json.loads(text) for text in texts]
 
 
 @dataclass(frozen=True)
@@ -374,73 +336,28 @@ def find_household_people(
     Removed memberships and deleted profiles are never found; `similar_ids`
     are memberships the similar-name lane found.
     """
-
-    def build(*, household_id: int, channel_value: None) -> QuerySet:
-        memberships = Membership.objects.live(household=Household(pk=household_id))
-        if role:
-            memberships = memberships.filter(role=role)
-        if query and not query.is_empty:
-            memberships = find_matches(
-                memberships,
-                query=query,
-                columns=MEMBER_COLUMNS,
-                similar_ids=similar_ids,
-            )
-        else:
-            memberships = every_row(memberships)
-        return memberships.annotate(sort_key=F("profile__sort_name"))
-
     return _found(
-        ("household", role),
-        build,
-        first=_FIRST_PEOPLE,
+        MEMBERS,
         model=Membership,
         household=household,
         query=query,
+        filters=live_members(role=role),
+        details=sql("m.role, m.profile_id, p.first_name, p.last_name, p.email"),
         similar_ids=similar_ids,
         limit=limit,
         to_row=lambda value: {
             "source": "household",
             "id": value["profile_id"],
-            "name": " ".join(
-                filter(
-                    None, [value["profile__first_name"], value["profile__last_name"]]
-                )
-            ),
-            "first_name": value["profile__first_name"],
-            "last_name": value["profile__last_name"],
+            "name": " ".join(filter(None, [value["first_name"], value["last_name"]])),
+            "first_name": value["first_name"],
+            "last_name": value["last_name"],
             "role": value["role"],
-            "email": value["profile__email"],
-            "match": match_reason(query, value, MEMBER_COLUMNS),
+            "email": value["email"],
+            "match": match_reason(query, value),
         },
     )
 
 
-MEMBER_COLUMNS = PERSON_COLUMNS.under("profile")
-# What find_person reads of each first contact and member.
-_FIRST_CONTACTS = FirstMatches(
-    lambda: Contact.objects.annotate(
-        channel_list=channels_array(), address_list=addresses_array()
-    ).values(
-        "id",
-        "display_name",
-        "relation",
-        "kind",
-        *match_columns(CONTACT_COLUMNS),
-        "channel_list",
-        "address_list",
-    )
-)
-_FIRST_PEOPLE = FirstMatches(
-    lambda: Membership.objects.values(
-        "role",
-        *match_columns(MEMBER_COLUMNS),
-        "profile_id",
-        "profile__first_name",
-        "profile__last_name",
-        "profile__email",
-    )
-)
 MAX_HITS = 8
 FIRST_ROWS = 24
 MIN_QUERY_LENGTH = 2
@@ -473,39 +390,26 @@ def search_people(
             similar[candidate.subject].add(candidate.subject_id)
 
     member_rows = _people_hits(
-        ("members",),
-        lambda household_id, actor_id: Membership.objects.live(
-            household=Household(pk=household_id)
-        ),
+        MEMBERS,
         parsed,
         model=Membership,
         household=household,
+        filters=live_members(),
+        fields=_MEMBER_FIELDS,
         similar_ids=similar[Subject.MEMBER],
-        columns=MEMBER_COLUMNS,
-        sort_name="profile__sort_name",
-        fields=MEMBER_FIELDS,
         to_row=_member_row,
         similar_apart=True,
     )
     lead_rows = []
     if actor.lead_access != LeadAccess.NONE:
-        lead_access = actor.lead_access
         lead_rows = _people_hits(
-            ("leads", lead_access),
-            lambda household_id, actor_id: visible_leads(
-                actor=Membership(
-                    pk=actor_id, household_id=household_id, lead_access=lead_access
-                )
-            ),
+            LEADS,
             parsed,
             model=Lead,
             household=household,
-            # Only the leads the actor owns name the actor.
-            actor_id=actor.pk if lead_access == LeadAccess.OWN else None,
+            filters=leads_visible_to(actor),
+            fields=_LEAD_FIELDS,
             similar_ids=similar[Subject.LEAD],
-            columns=PERSON_COLUMNS,
-            sort_name="sort_name",
-            fields=LEAD_FIELDS,
             to_row=_lead_row,
         )
     return PeopleResults(members=member_rows, leads=lead_rows)
@@ -527,13 +431,19 @@ def people_with_ids(
         value["pk"]: value
         for value in Membership.objects.live(household=household)
         .filter(pk__in=[hit["membership_id"] for hit in members])
-        .values(*MEMBER_FIELDS)
+        .values(
+            "pk",
+            "profile_id",
+            "role",
+            "status",
+            **{field: F(f"profile__{field}") for field in _PROFILE_FIELDS},
+        )
     }
     lead_values = {
         value["pk"]: value
         for value in visible_leads(actor=actor)
         .filter(pk__in=[hit["lead_id"] for hit in leads])
-        .values(*LEAD_FIELDS)
+        .values("pk", *_LEAD_COLUMNS)
     }
     return PeopleResults(
         members=[
@@ -549,26 +459,14 @@ def people_with_ids(
     )
 
 
-MEMBER_FIELDS = (
-    "pk",
-    "profile_id",
-    "role",
-    "status",
-    "profile__first_name",
-    "profile__last_name",
-    "profile__username",
-    "profile__email",
-    "profile__phone",
+# What people search reads of each member and lead, as their rows and as SQL.
+_PROFILE_FIELDS = ("first_name", "last_name", "username", "email", "phone")
+_LEAD_COLUMNS = ("status", "archived", "first_name", "last_name", "email", "phone")
+_MEMBER_FIELDS = sql(
+    "m.id AS pk, m.profile_id, m.role, m.status, "
+    + ", ".join(f"p.{field}" for field in _PROFILE_FIELDS)
 )
-LEAD_FIELDS = (
-    "pk",
-    "status",
-    "archived",
-    "first_name",
-    "last_name",
-    "email",
-    "phone",
-)
+_LEAD_FIELDS = sql("l.id AS pk, " + ", ".join(f"l.{c}" for c in _LEAD_COLUMNS))
 
 
 def _member_row(value: Mapping[str, Any], match: str) -> dict[str, Any]:
@@ -576,10 +474,10 @@ def _member_row(value: Mapping[str, Any], match: str) -> dict[str, Any]:
         "kind": "member",
         "membership_id": value["pk"],
         "profile_id": value["profile_id"],
-        "name": _full_name(value["profile__first_name"], value["profile__last_name"])
-        or value["profile__username"],
-        "email": value["profile__email"],
-        "phone": value["profile__phone"],
+        "name": _full_name(value["first_name"], value["last_name"])
+        or value["username"],
+        "email": value["email"],
+        "phone": value["phone"],
         "role": value["role"],
         "status": value["status"],
         "match": match,
@@ -640,17 +538,14 @@ def _full_name(first: str, last: str) -> str:
 
 
 def _people_hits(
-    shape: Hashable,
-    group: Callable[[int, int | None], QuerySet],
+    table: Table,
     query: Query,
     *,
     model: type[Model],
     household: Household,
-    actor_id: int | None = None,
+    filters: Statement,
+    fields: Statement,
     similar_ids: set[int],
-    columns: MatchColumns,
-    sort_name: str,
-    fields: Sequence[str],
     to_row: Callable[[Mapping[str, Any], str], dict[str, Any]],
     similar_apart: bool = False,
 ) -> list[dict[str, Any]]:
@@ -658,99 +553,32 @@ def _people_hits(
 
     Within each, by name: people search keeps its spec's order rather than
     the match tiers, whose rules decide who is found. Rows that match only
-    inside a word give way to stronger ones (`rank_matches`' rule): they sort
-    last here, after the at most 8 similar names, so the first 24 rows hold
-    every hit either way. `group(household_id, actor_id)` makes the group's
-    rows of `model`; the SELECT is kept compiled per `shape` and query shape
-    (`_GROUP_ROWS`), and written and planned as `_Plan` says.
-
-    With `similar_apart` the literal matches and the similar names are read
-    in one SELECT as a UNION, each through its own index: a member's name is
-    on its profile while the similar names are membership ids, and one WHERE
-    testing both tables read every membership and profile of the household.
-    That SELECT is kept compiled too (`_APART_ROWS`), the ids bound as one
-    array: built and compiled per call it cost Django 3 to 4 ms, and the larger
-    the household, the more often the lane finds similar members.
+    inside a word give way to stronger ones (`strongest_rows`' rule): they
+    sort last here, after the at most 8 similar names, so the first 24 rows
+    hold every hit either way. `similar_apart` reads the literal matches and
+    the similar names apart (`grouped_matches`): a member's name is on its
+    profile while the similar names are membership ids.
     """
-
-    def hits(rows: QuerySet) -> QuerySet:
-        return rows.annotate(
-            match_group=match_group(query, columns=columns, similar_ids=similar_ids),
-            sort_key=F(sort_name),
-        ).values(*match_values(columns, grouped=True), *fields, "sort_key")
-
-    order = ("match_group", "sort_key", "pk")
-    plan = _Plan.of(model, household=household, query=query)
-    if similar_ids and similar_apart:
-
-        def union(
-            *,
-            household_id: int,
-            actor_id: int | None,
-            literal: Any,
-            similar: Any,
-            ids: Any,
-        ) -> QuerySet:
-            rows = group(household_id, actor_id)
-            with scanning_rows(plan.scanning):
-                with parameter_markers(literal):
-                    found = find_matches(rows, query=query, columns=columns)
-                with parameter_markers(ids):
-                    apart = similar_rows(rows, similar_ids=similar_ids)
-                with parameter_markers(similar):
-                    both = hits(found).union(hits(apart))
-            return both.order_by(*order)[:FIRST_ROWS]
-
-        values = _APART_ROWS.values(
-            (
-                shape,
-                match_shape(query),
-                match_shape(query, similar_ids=similar_ids),
-                plan.scanning,
-            ),
-            union,
-            prepared=plan.prepared,
+    values = _rows(
+        grouped_matches(
+            table,
             household_id=household.pk,
-            actor_id=actor_id,
-            literal=match_parameters(query),
-            similar=match_parameters(query, similar_ids=similar_ids),
-            ids=similar_parameters(similar_ids),
+            query=query,
+            filters=filters,
+            fields=fields,
+            similar_ids=similar_ids,
+            similar_apart=similar_apart,
+            limit=FIRST_ROWS,
+            scanning=one_plan_fits(model, household_id=household.pk),
         )
-    else:
-
-        def build(*, household_id: int, actor_id: int | None, match: Any) -> QuerySet:
-            with parameter_markers(match), scanning_rows(plan.scanning):
-                rows = find_matches(
-                    group(household_id, actor_id),
-                    query=query,
-                    columns=columns,
-                    similar_ids=similar_ids,
-                )
-                return hits(rows).order_by(*order)[:FIRST_ROWS]
-
-        values = _GROUP_ROWS.values(
-            (shape, match_shape(query, similar_ids=similar_ids), plan.scanning),
-            build,
-            prepared=plan.prepared,
-            household_id=household.pk,
-            actor_id=actor_id,
-            match=match_parameters(query, similar_ids=similar_ids),
-        )
+    )
     strong = [value for value in values if value["match_group"] == 0]
     similar = [value for value in values if value["match_group"] == 1]
     literal = strong or [value for value in values if value["match_group"] == 2]
     return [
-        to_row(value, _people_match(match_reason(query, value, columns)))
+        to_row(value, _people_match(match_reason(query, value)))
         for value in [*literal, *similar][:MAX_HITS]
     ]
-
-
-# People search's SELECT of one group, kept compiled for each shape; and of
-# a group whose literal matches and similar names are read apart.
-_GROUP_ROWS = CompiledShapes(household_id=int, actor_id=int, match=tuple)
-_APART_ROWS = CompiledShapes(
-    household_id=int, actor_id=int, literal=tuple, similar=tuple, ids=tuple
-)
 
 
 def _people_match(reason: str) -> str:

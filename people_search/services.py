@@ -5,13 +5,13 @@ from collections.abc import Callable
 from contacts.selectors import contact_names
 from household.models import Household
 from household.selectors import lead_names, member_names
-from people_search.engine.indexing import (
+from people_search.index.models import Subject
+from people_search.index.names import (
     NameLoader,
     count_household_words,
     forget_household_words,
     store_name_words,
 )
-from people_search.engine.models import Subject
 
 _CHUNK = 500
 

@@ -1,21 +1,22 @@
-"""Similar names: the household's names closest to a misspelled one, as a whole.
+"""Similar names, scored: the household's names closest to a misspelled one, as a whole.
 
-Each distinct word of a household's names is embedded once (NameWord). A
-first query fetches, for each query word, the household's words near it by
-embedding or by trigram similarity; each is scored against the query's words
-as the rows will be. A second fetches the rows using the words worth it,
-ranked by those scores, and every word of the best of them. Each row is then
-scored as a whole: the query's words
-are aligned with the row's in any order, a missing or extra word costs
-instead of excluding, and only the rows close to the best one are returned,
-followed by the few rows sharing a rare surname that no close row has.
-A small vocabulary is scanned exactly, which is both fast and complete; a
-large one asks the HNSW index with iterative scan. bench/names.py measures
-the lane against pg_trgm on the whole name and times both paths.
+Each distinct word of a household's names is embedded once (the name index,
+people_search.index). A first statement fetches, for each query word, the
+household's words near it by embedding or by trigram similarity; each is
+scored against the query's words as the rows will be. A second fetches the
+rows using the words worth it, ranked by those scores, and every word of the
+best of them. Each row is then scored as a whole: the query's words are
+aligned with the row's in any order, a missing or extra word costs instead of
+excluding, and only the rows close to the best one are returned, followed by
+the few rows sharing a rare surname that no close row has. A small
+vocabulary is scanned exactly, which is both fast and complete; a large one
+asks the HNSW index with iterative scan. bench/names.py measures the lane
+against pg_trgm on the whole name and times both paths.
+
+Pure: the statements are built here and run by people_search.index.similar,
+which embeds the query's words first.
 """
 
-import contextlib
-import logging
 import math
 import re
 from collections.abc import Sequence
@@ -24,20 +25,11 @@ from functools import lru_cache
 from typing import Any
 
 import jellyfish
-from django.db import DatabaseError, connection, transaction
 
-from people_search.engine.embeddings import EmbeddingError, embedding_provider
-from people_search.engine.models import NameWord
+from people_search.engine.query import Query
+from people_search.engine.sql import Statement
 from people_search.engine.text import fold_words
-from yorik.sizes import household_rows
 
-logger = logging.getLogger(__name__)
-
-# Below this many distinct name words (no more than yorik.sizes counts up to)
-# a household's vocabulary is scanned exactly; above, the HNSW index is faster
-# and as complete: with 11,000 words (100,000 census-style names) the scan took
-# twice as long (bench/README.md, "Name quality").
-EXACT_SCAN_BELOW = 5_000
 # Cosine similarity that makes a household word worth fetching for a query
 # word: low, since the whole name decides (tuned in bench/names.py).
 SIMILARITY_FLOOR = 0.35
@@ -105,7 +97,8 @@ _ROWS = """
         CROSS JOIN LATERAL (
             SELECT subject, subject_id
             FROM people_search_nameworduse
-            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+            WHERE household_id = %(household)s::bigint
+                AND word_id = word_scores.id AND subject = ANY(%(subjects)s)
             -- A fence: each word's rows come through its index, never from a
             -- scan of every household's words.
             OFFSET 0
@@ -157,7 +150,8 @@ _ROWS_OF_ONE_WORD = """
         CROSS JOIN LATERAL (
             SELECT subject, subject_id
             FROM people_search_nameworduse
-            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+            WHERE household_id = %(household)s::bigint
+                AND word_id = word_scores.id AND subject = ANY(%(subjects)s)
             OFFSET 0
         ) AS uses
         WHERE word_scores.similarity >= %(close)s
@@ -178,10 +172,12 @@ _ROWS_OF_ONE_WORD = """
         CROSS JOIN LATERAL (
             SELECT subject, subject_id
             FROM people_search_nameworduse AS word_use
-            WHERE word_id = word_scores.id AND subject = ANY(%(subjects)s)
+            WHERE household_id = %(household)s::bigint
+                AND word_id = word_scores.id AND subject = ANY(%(subjects)s)
                 AND (%(literal_word)s::bigint IS NULL OR NOT EXISTS (
                     SELECT FROM people_search_nameworduse AS literal_use
-                    WHERE literal_use.subject = word_use.subject
+                    WHERE literal_use.household_id = %(household)s::bigint
+                        AND literal_use.subject = word_use.subject
                         AND literal_use.subject_id = word_use.subject_id
                         AND literal_use.word_id = %(literal_word)s::bigint
                     -- A fence: probed row by row, where a hash of every
@@ -205,7 +201,8 @@ _ROWS_OF_ONE_WORD = """
         (
             SELECT subject, subject_id
             FROM people_search_nameworduse
-            WHERE word_id = %(literal_word)s::bigint AND subject = ANY(%(subjects)s)
+            WHERE household_id = %(household)s::bigint
+                AND word_id = %(literal_word)s::bigint AND subject = ANY(%(subjects)s)
             LIMIT 1
         )
     )
@@ -216,15 +213,18 @@ _NAMES = """
     SELECT candidates.subject, candidates.subject_id, ARRAY(
         SELECT name_word.word
         FROM people_search_nameworduse AS uses
-        JOIN people_search_nameword AS name_word ON name_word.id = uses.word_id
-        WHERE uses.subject = candidates.subject
+        JOIN people_search_nameword AS name_word
+            ON name_word.household_id = %(household)s::bigint
+            AND name_word.id = uses.word_id
+        WHERE uses.household_id = %(household)s::bigint
+            AND uses.subject = candidates.subject
             AND uses.subject_id = candidates.subject_id
     ), ARRAY[{crowds}]
     FROM candidates
     CROSS JOIN crowds
 """
 # Distinct words near one query word: spelling variants, not a crowd.
-_PER_WORD = 40
+PER_WORD = 40
 # Rows scored in Python. The statement ranks them nearly as Python scores
 # them (not pairing words one to one, not charging a word left out), so few
 # are needed; with 200 ranked by embedding and trigrams, names.py found as
@@ -356,105 +356,6 @@ class SimilarName:
     similarity: float
 
 
-def find_similar_names(
-    *,
-    household_id: int,
-    name: str,
-    subjects: Sequence[str],
-    limit: int = CANDIDATES,
-    floor: float = SIMILARITY_FLOOR,
-    score_floor: float = SCORE_FLOOR,
-    margin: float = SCORE_MARGIN,
-) -> list[SimilarName]:
-    """Return the household's names closest to `name` as a whole, best first.
-
-    Never raises: when the name cannot be embedded or the vector query
-    fails, log why and return no candidates, so search falls back to text
-    and phone.
-    """
-    words = query_words(name)
-    fetched = [word for word in words if len(word) > 1]
-    if not fetched:
-        return []
-    try:
-        vectors = embedding_provider().embed(fetched)
-    except EmbeddingError:
-        logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
-        return []
-    typed = typed_words(name)
-    exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
-    try:
-        # A statement that fails must not spoil a caller's transaction, so
-        # inside one the lane has a savepoint; on its own it needs none (the
-        # HNSW settings come with the connection, `use_lane_settings`).
-        with (
-            transaction.atomic()
-            if connection.in_atomic_block
-            else contextlib.nullcontext()
-        ):
-            with (
-                connection.preparing_cursor() if exact else connection.cursor()
-            ) as cursor:
-                cursor.execute(
-                    _near_sql(len(fetched), exact=exact),
-                    {
-                        "household": household_id,
-                        "per_word": _PER_WORD,
-                        "floor": floor,
-                        **_near_parameters(fetched, vectors),
-                    },
-                )
-                scores = word_scores(fetched, cursor.fetchall())
-            if not scores.ids:
-                return []
-            with connection.preparing_cursor() as cursor:
-                cursor.execute(
-                    *_rows_statement(
-                        scores,
-                        words=len(fetched),
-                        literal=typed == set(fetched),
-                        subjects=subjects,
-                    )
-                )
-                rows = cursor.fetchall()
-    except DatabaseError:
-        logger.warning(
-            "Similar-name search skipped: vector query failed.", exc_info=True
-        )
-        return []
-    names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
-    crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
-    return pick_similar(
-        query=words,
-        typed=typed,
-        names=names,
-        crowds=crowds,
-        surname=surname_words(name),
-        score_floor=score_floor,
-        margin=margin,
-        limit=limit,
-    )
-
-
-def use_lane_settings(*, connection: Any, **kwargs: Any) -> None:
-    """Give a new database connection the settings the lane's near words are
-    found with: the threshold `%` compares by, and how the HNSW index walks
-    (on past the household's first matches, as far as _PER_WORD words).
-
-    Sent with Django's `connection_created`: once a connection, rather than
-    in a transaction of every similar-name search. The values are the
-    module's own numbers and words, written out, so they go as one text
-    without parameters.
-    """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SET pg_trgm.similarity_threshold = {TRIGRAM_FLOOR:g}; "
-                "SET hnsw.iterative_scan = relaxed_order; "
-                f"SET hnsw.ef_search = {_PER_WORD}"
-            )
-
-
 @dataclass
 class WordScores:
     """The household's words worth a row's look, as four parallel columns:
@@ -486,16 +387,44 @@ def word_scores(query: Sequence[str], near: Sequence[tuple[int, str]]) -> WordSc
     return scores
 
 
-def _rows_statement(
-    scores: WordScores, *, words: int, literal: bool, subjects: Sequence[str]
-) -> tuple[str, dict[str, Any]]:
-    """Return the rows' statement and its parameters for the near words'
-    scores against this many query words.
+def near_words_statement(
+    *,
+    household_id: int,
+    words: Sequence[str],
+    vectors: Sequence[Any],
+    exact: bool,
+    floor: float = SIMILARITY_FLOOR,
+) -> Statement:
+    """Return the statement that finds the household's words near the query's,
+    given each word's embedding: sorted by distance exactly (`exact`, for a
+    small vocabulary) or through the HNSW index."""
+    return Statement(
+        _near_sql(len(words), exact=exact),
+        {
+            "household": household_id,
+            "per_word": PER_WORD,
+            "floor": floor,
+            **_near_parameters(words, vectors),
+        },
+    )
+
+
+def rows_statement(
+    scores: WordScores,
+    *,
+    household_id: int,
+    words: int,
+    literal: bool,
+    subjects: Sequence[str],
+) -> Statement:
+    """Return the statement that reads the rows of the near words' `scores`
+    against this many query words, with every word of the best rows.
 
     `literal` says whether a row can be told literal by the query's words
     (only when they are all looked up).
     """
     shared = {
+        "household": household_id,
         "ids": scores.ids,
         "similarities": scores.similarities,
         "subjects": list(subjects),
@@ -509,13 +438,38 @@ def _rows_statement(
             if exact
         ]
         literal_word = as_written[0] if literal and as_written else None
-        return _ONE_WORD_SQL, {**shared, "literal_word": literal_word}
-    return _rows_sql(words), {
-        **shared,
-        "positions": scores.positions,
-        "exact": scores.exact,
-        "literal": literal,
-    }
+        return Statement(_ONE_WORD_SQL, {**shared, "literal_word": literal_word})
+    return Statement(
+        _rows_sql(words),
+        {
+            **shared,
+            "positions": scores.positions,
+            "exact": scores.exact,
+            "literal": literal,
+        },
+    )
+
+
+def lane_name(query: Query) -> str | None:
+    """Return the name the lane looks up for a query, or None for a query it
+    does not answer: one without letters, or an email.
+
+    The words are the query's own, articles and titles dropped ("Herr
+    Bekker" looks for "bekker"), with its comma: "lindenlechner, peter" for
+    "Herr Lindenlechner, Peter", whose surname is before the comma.
+    """
+    if query.is_empty or "@" in query.text:
+        return None
+    if not any(char.isalpha() for char in query.phrase):
+        return None
+    head, comma, tail = query.text.partition(",")
+    if not comma:
+        return query.phrase
+    kept = set(query.phrase.split())
+    return ", ".join(
+        " ".join(word for word in fold_words(part) if word in kept)
+        for part in (head, tail)
+    )
 
 
 def query_words(name: str) -> list[str]:
@@ -798,15 +752,3 @@ def _printed(word: str) -> str:
     for pair, letter in _PRINTED:
         word = word.replace(pair, letter)
     return word
-
-
-def vocabulary_size(household_id: int) -> int:
-    """Return how many distinct name words the household has embedded, up to
-    yorik.sizes.COUNTED_UP_TO: enough to tell an exact scan from the index.
-
-    Counted with the household's other tables and kept in this process's
-    memory for a few minutes (yorik.sizes): it only chooses between two ways
-    of finding the same near words, so a count or a shared cache's round trip
-    on every similar-name search would cost more than it saves.
-    """
-    return household_rows(NameWord, household_id=household_id)

@@ -15,7 +15,7 @@ from contacts.services import (
     create_contacts,
     refresh_search_columns,
 )
-from people_search.engine.models import NameWordUse
+from people_search.index.models import NameWordUse
 
 
 def person(index, **fields):

@@ -360,7 +360,7 @@ def test_superuser_without_household_gets_a_form_error(client, db):
 def test_admin_edits_of_names_reach_people_search(
     anna, household, admin_membership, django_capture_on_commit_callbacks
 ):
-    from people_search.engine.models import NameWordUse
+    from people_search.index.models import NameWordUse
     from tests.builders import build_lead
 
     lead = build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
@@ -390,7 +390,7 @@ def test_admin_edits_of_names_reach_people_search(
 def test_profile_added_in_admin_gets_its_name_embedded(
     anna, household, django_capture_on_commit_callbacks
 ):
-    from people_search.engine.models import NameWordUse
+    from people_search.index.models import NameWordUse
 
     with django_capture_on_commit_callbacks(execute=True):
         test_add_profile_with_membership_inline(anna, household)

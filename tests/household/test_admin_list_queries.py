@@ -152,7 +152,9 @@ def test_a_search_longer_than_the_cap_is_a_400_page_that_says_so(anna, household
     at_the_cap = anna.get(contacts_list(), {"q": longest})
 
     assert too_long.status_code == 400
-    assert "Eine Suche darf höchstens 200 Zeichen lang sein." in too_long.content.decode()
+    assert (
+        "Eine Suche darf höchstens 200 Zeichen lang sein." in too_long.content.decode()
+    )
     assert "Hans Becker" not in too_long.content.decode()
     assert len(too_long.content) < 20_000
     assert at_the_cap.status_code == 200

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact, ContactChannel
 from household.models import Household, Lead, UserProfile
-from people_search.engine.models import NameWordUse
+from people_search.index.models import NameWordUse
 from yorik.bundles import (
     BundleError,
     export_household,

@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 
 from household.models import Conversation, ModelUsage
-from people_search.engine import similar
-from people_search.engine.models import Subject
+from people_search.index import similar
+from people_search.index.models import Subject
 from tests.isolation.world import (
     B_EMAILS,
     B_PHONES,

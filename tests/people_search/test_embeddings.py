@@ -4,7 +4,7 @@ import types
 
 import pytest
 
-from people_search.engine.embeddings import (
+from people_search.index.embeddings import (
     DIMENSIONS,
     EmbeddingError,
     NameSoundEmbedder,
@@ -13,7 +13,7 @@ from people_search.engine.embeddings import (
     embedding_provider,
     name_sound_vector,
 )
-from people_search.engine.indexing import embedded_words
+from people_search.index.names import embedded_words
 
 
 def cosine(a, b):

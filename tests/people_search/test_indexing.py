@@ -5,7 +5,7 @@ from django.db import transaction
 
 from contacts.services import create_contact
 from household.services import create_lead
-from people_search.engine.models import NameWordUse
+from people_search.index.models import NameWordUse
 
 
 def words_of(subject, row):

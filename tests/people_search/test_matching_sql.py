@@ -1,21 +1,64 @@
 """The engine writes its match conditions as SQL itself: constants stay constants."""
 
 import pytest
+from django.db import connection
+from django.db.models import F
 
 from contacts.models import Contact
-from contacts.selectors import CONTACT_COLUMNS
+from contacts.selectors import CONTACT_COLUMNS, CONTACTS, contact_filters
 from people_search.engine.matching import (
+    RULES,
     Reason,
     Tier,
-    _Evidence,
-    _rules,
-    find_matches,
+    evidence_of,
+    holds,
     match_reason,
-    match_values,
     trigram_served,
 )
 from people_search.engine.query import Query, Term, parse_query
+from people_search.engine.sql import sql
+from people_search.engine.statements import first_matches
+from people_search.index.querysets import find_matches
 from tests.builders import build_contact
+
+STATUSES = Contact._meta.get_field("status").choices
+
+
+def matched_rows(household, query, similar_ids):
+    """Return every contact the query matches, as find_person's statement reads
+    them: with its `match_tier` and the evidence `match_reason` reads."""
+    statement = first_matches(
+        CONTACTS,
+        household_id=household.pk,
+        query=query,
+        filters=contact_filters(
+            household_id=household.pk, statuses=[status for status, _ in STATUSES]
+        ),
+        details=sql("c.id AS pk"),
+        similar_ids=similar_ids,
+        limit=100,
+        scanning=False,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, statement.params)
+        names = [column.name for column in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def queryset_rows(household, query, similar_ids):
+    """Return the same as the contact pages' queryset reads them."""
+    return find_matches(
+        Contact.objects.filter(household=household),
+        query=query,
+        columns=CONTACT_COLUMNS,
+        similar_ids=similar_ids,
+    ).values(
+        "pk",
+        "match_tier",
+        match_document=F("match_text"),
+        match_concepts=F("concepts"),
+        match_phone=F("phone_digits"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -40,22 +83,18 @@ def test_any_word_is_matched_as_text(household, word):
     )
     query = Query(text=word, terms=(Term(text=word, words=(word,)),), phone_digits=None)
 
-    rows = [
-        (value["pk"], value["match_tier"], match_reason(query, value, CONTACT_COLUMNS))
-        for value in find_matches(
-            Contact.objects.filter(household=household),
-            query=query,
-            columns=CONTACT_COLUMNS,
-            similar_ids=[other.pk],
-        ).values("pk", *match_values(CONTACT_COLUMNS))
-    ]
-
-    assert sorted(rows) == sorted(
-        [
-            (contact.pk, Tier.EXACT, Reason.NAME),
-            (other.pk, Tier.SIMILAR, Reason.SIMILAR_NAME),
+    for read in (matched_rows, queryset_rows):
+        rows = [
+            (value["pk"], value["match_tier"], match_reason(query, value))
+            for value in read(household, query, [other.pk])
         ]
-    )
+
+        assert sorted(rows) == sorted(
+            [
+                (contact.pk, Tier.EXACT, Reason.NAME),
+                (other.pk, Tier.SIMILAR, Reason.SIMILAR_NAME),
+            ]
+        )
 
 
 ROWS = [
@@ -99,29 +138,21 @@ QUERIES = [
 
 @pytest.mark.parametrize("text", QUERIES)
 def test_the_sql_tier_is_the_first_rule_a_row_meets(household, text):
-    """The tier's compact SQL and the rules `match_reason` reads agree."""
+    """The tier's SQL, generated from the rules, and the rules `match_reason`
+    reads agree."""
     contacts = [build_contact(household, name, **fields) for name, fields in ROWS]
     query = parse_query(text, region="DE")
-    rules = _rules(query)
+    rules = [rule for rule in RULES if rule.tier < Tier.INSIDE]
 
     for similar_ids in ([], [contacts[0].pk, contacts[2].pk]):
-        values = find_matches(
-            Contact.objects.filter(household=household),
-            query=query,
-            columns=CONTACT_COLUMNS,
-            similar_ids=similar_ids,
-        ).values("pk", *match_values(CONTACT_COLUMNS))
+        values = matched_rows(household, query, similar_ids)
         for value in values:
-            row = _Evidence(
-                document=value["match_text"],
-                concepts=frozenset(value["concepts"]),
-                phone=value["phone_digits"],
-            )
-            met = [tier for when, tier, _ in rules if when.test(row)]
+            row = evidence_of(value)
+            met = [rule.tier for rule in rules if holds(rule, query, row)]
             assert value["match_tier"] in (min(met, default=Tier.INSIDE), Tier.SIMILAR)
             if value["match_tier"] == Tier.SIMILAR:
                 assert value["pk"] in similar_ids
-            assert match_reason(query, value, CONTACT_COLUMNS) is not None
+            assert match_reason(query, value) is not None
 
 
 @pytest.mark.parametrize(

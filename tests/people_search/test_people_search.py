@@ -6,9 +6,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from household.models import MembershipStatus
-from people_search.engine import similar
-from people_search.engine.embeddings import EmbeddingError
-from people_search.engine.models import NameWordUse
+from people_search.engine import similar as lane_statements
+from people_search.index import similar
+from people_search.index.embeddings import EmbeddingError
+from people_search.index.models import NameWordUse
 from tests.builders import build_lead, build_member
 
 
@@ -461,7 +462,7 @@ def test_search_degrades_when_the_vector_query_fails(
     api, household, monkeypatch, caplog
 ):
     build_lead(household, "Anna", last_name="Meier")
-    monkeypatch.setattr(similar, "_near_sql", failing_near_words)
+    monkeypatch.setattr(lane_statements, "_near_sql", failing_near_words)
 
     assert [i["name"] for i in search(api, "Meier")["items"]] == ["Anna Meier"]
     assert "vector query failed" in caplog.text
@@ -490,7 +491,7 @@ def test_search_outside_a_transaction_degrades_when_the_vector_query_fails(
     api, household, monkeypatch, caplog
 ):
     build_lead(household, "Anna", last_name="Meier")
-    monkeypatch.setattr(similar, "_near_sql", failing_near_words)
+    monkeypatch.setattr(lane_statements, "_near_sql", failing_near_words)
 
     body = search(api, "Meier")
 
@@ -513,7 +514,7 @@ def test_connections_come_with_the_lanes_settings_and_generic_plans(db):
 
     assert float(settings["pg_trgm.similarity_threshold"]) == similar.TRIGRAM_FLOOR
     assert settings["hnsw.iterative_scan"] == "relaxed_order"
-    assert int(settings["hnsw.ef_search"]) == similar._PER_WORD
+    assert int(settings["hnsw.ef_search"]) == similar.PER_WORD
     assert settings["plan_cache_mode"] == "force_generic_plan"
 
 
@@ -534,7 +535,7 @@ def test_large_households_use_the_vector_index_in_two_selects(household, monkeyp
     statements = [query["sql"] for query in context.captured_queries]
     assert [sql.split()[0].upper() for sql in statements] == ["WITH", "WITH"]
     # Ordered by distance as the index is, not by a sum no index serves.
-    assert similar._INDEXED_ORDER in statements[0]
+    assert lane_statements._INDEXED_ORDER in statements[0]
 
 
 def test_emits_a_people_results_card(api, dana):

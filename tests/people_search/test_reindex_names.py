@@ -1,6 +1,6 @@
 from django.core.management import call_command
 
-from people_search.engine.models import NameWord, NameWordUse
+from people_search.index.models import NameWord, NameWordUse
 from tests.builders import build_lead
 
 

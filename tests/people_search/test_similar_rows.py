@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 
 from people_search.engine import similar
-from people_search.engine.models import NameWord
+from people_search.index.models import NameWord
 from tests.builders import build_lead, build_member
 
 
@@ -43,18 +43,20 @@ def test_one_words_first_rows_rank_as_every_row_would(spellings, query):
     scores = similar.word_scores([query], list(near))
     subjects = ["member", "lead"]
 
-    one_word = similar._rows_statement(scores, words=1, literal=True, subjects=subjects)
+    one_word = similar.rows_statement(
+        scores, household_id=spellings.pk, words=1, literal=True, subjects=subjects
+    )
     every_row = (
         similar._rows_sql(1),
         {
-            **one_word[1],
+            **one_word.params,
             "positions": scores.positions,
             "exact": scores.exact,
             "literal": True,
         },
     )
 
-    others, literal, crowds = rows(*one_word)
+    others, literal, crowds = rows(one_word.sql, one_word.params)
     assert len(others) == similar._SCORED_ROWS
     # Every row is close to the query (Dora Meier-Meyer by two words, counted once).
     assert crowds == [98]

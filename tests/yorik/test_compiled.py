@@ -1,4 +1,7 @@
-"""A query compiled once runs with each call's values, and refuses what it cannot."""
+"""A query compiled once runs with each call's values, and refuses what it cannot.
+
+These fail when Django's SQL compiler changes what yorik.compiled uses of it:
+its SQL with parameters, its columns' count and its converters."""
 
 import pytest
 from django.db import connection
@@ -6,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from household.models import Household
-from yorik.compiled import CompiledQuery, CompiledShapes, CompiledValues
+from yorik.compiled import CompiledQuery
 from yorik.models import Card
 
 
@@ -104,95 +107,10 @@ def test_prepared_statements_show_in_the_query_log_with_their_values(household):
     assert all("'becker'" in sql for sql in logged), logged
 
 
-def test_each_shape_is_built_once_and_runs_with_each_calls_values(
-    household, other_household
-):
-    shapes = CompiledShapes(slug=str, pk=int, names=tuple)
-    built = []
+def test_it_knows_how_many_columns_the_query_selects(household):
+    """count_found writes SQL around the query by its columns' count."""
+    query = CompiledQuery(households_by_slug, slug=str)
 
-    def build(*, slug, pk, names):
-        built.append(slug is None)
-        households = Household.objects.filter(pk=pk)
-        if slug is not None:
-            households = households.filter(slug=slug)
-        return households.extra(
-            where=["name = ANY(%s::text[])"], params=[names(0)]
-        ).values("slug")
+    (row,) = query.rows(slug="becker")
 
-    def run(shape, **values):
-        return shapes.values(shape, build, **values)
-
-    levi = [other_household.name]
-    assert run("by slug", slug="becker", pk=household.pk, names=([household.name],))
-    assert run("by slug", slug="levi", pk=other_household.pk, names=(levi,)) == [
-        {"slug": "levi"}
-    ]
-    assert run("by slug", slug="becker", pk=household.pk, names=(levi,)) == []
-    assert run("any slug", slug=None, pk=other_household.pk, names=(levi,)) == [
-        {"slug": "levi"}
-    ]
-    assert built == [False, True]
-
-
-def test_a_shape_whose_value_is_changed_or_dropped_is_refused(db):
-    shapes = CompiledShapes(slug=str)
-
-    with pytest.raises(ValueError, match="at least once"):
-        shapes.values(
-            "changed",
-            lambda slug: Household.objects.filter(slug__icontains=slug).values("pk"),
-            slug="becker",
-        )
-    with pytest.raises(ValueError, match="at least once"):
-        shapes.values(
-            "dropped", lambda slug: Household.objects.values("pk"), slug="becker"
-        )
-
-
-def test_a_shape_that_matches_nothing_runs_no_sql(household):
-    shapes = CompiledShapes(pk=int)
-
-    with CaptureQueriesContext(connection) as context:
-        rows = shapes.values(
-            "none",
-            lambda pk: Household.objects.filter(pk=pk, slug__in=[]).values("slug"),
-            pk=household.pk,
-        )
-
-    assert rows == []
-    assert context.captured_queries == []
-
-
-def test_a_shape_gives_its_statement_for_sql_around_it(household, other_household):
-    shapes = CompiledShapes(slug=str)
-
-    def build(*, slug):
-        return Household.objects.filter(slug=slug).values("name")
-
-    def wrapped(slug):
-        sql, params = shapes.statement("by slug", build, slug=slug)
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT COUNT(*) FROM ({sql}) AS found", params)  # noqa: S608
-            return cursor.fetchone()[0]
-
-    assert wrapped("becker") == 1
-    assert wrapped("nobody") == 0
-    assert (
-        shapes.statement("none", lambda slug: Household.objects.none(), slug="x")
-        is None
-    )
-
-
-def test_compiled_values_are_read_back_through_their_converters(household):
-    values = CompiledValues(
-        lambda: Household.objects.filter(slug="becker").values("name", "created_at")
-    )
-
-    sql, params = values.statement()
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT 1, found.* FROM ({sql}) AS found", params)  # noqa: S608
-        fetched = cursor.fetchall()
-
-    assert values.rows([row[1:] for row in fetched]) == [
-        {"name": household.name, "created_at": household.created_at}
-    ]
+    assert query.columns == len(row) == 3

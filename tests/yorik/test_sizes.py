@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact
 from household.models import Lead, Membership
-from people_search.engine.models import NameWord
+from people_search.index.models import NameWord
 from tests.builders import build_contact, build_lead, build_member
 from yorik import sizes
 
@@ -67,7 +67,7 @@ def prepared_searches():
         cursor.execute(
             "SELECT count(*) FROM pg_prepared_statements "
             "WHERE statement LIKE %s OR statement LIKE %s",
-            ['%"match_tier"%', '%"match_group"%'],
+            ["%match_tier%", "%match_group%"],
         )
         return cursor.fetchone()[0]
 

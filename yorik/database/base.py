@@ -146,7 +146,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         sends the values apart; psycopg prepares a statement on the connection
         once it has run `prepare_threshold` times (OPTIONS, see settings) and
         PostgreSQL reuses the plan. Only for SQL written or compiled for it
-        (yorik.compiled, yorik.rate_limits, yorik.bulk.insert_row, the
+        (the searches' statements where one plan serves every value,
+        yorik.compiled, yorik.rate_limits, yorik.bulk.insert_row, the
         similar-name lane's statements).
         """
         self.close_if_health_check_failed()

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from household.models import Household, Membership, Role
-from people_search.engine.models import NameWord
+from people_search.index.models import NameWord
 from people_search.services import index_household
 from yorik.bundles import BundleError, import_household, read_bundle
 from yorik.tokens import issue_token

@@ -1,8 +1,9 @@
 """Keep the embedded words of names in step with the names, after commit.
 
-The engine knows no domain rows: callers hand it a household id, a subject,
-row ids and their names. Embedding may call a remote API, so it runs once
-the writing transaction has committed, never while its row locks are held.
+The name index knows no domain rows: callers hand it a household id, a
+subject, row ids and a function that reads their names. Embedding may call a
+remote API, so it runs once the writing transaction has committed, never
+while its row locks are held.
 """
 
 import logging
@@ -11,9 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 
 from django.db import transaction
 
-from people_search.engine.embeddings import EmbeddingError, embedding_provider
-from people_search.engine.models import NameWord, NameWordUse
 from people_search.engine.text import name_words
+from people_search.index.embeddings import EmbeddingError, embedding_provider
+from people_search.index.models import NameWord, NameWordUse
 from yorik.bulk import cyclic_gc_paused
 
 logger = logging.getLogger(__name__)

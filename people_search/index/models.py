@@ -3,7 +3,7 @@
 from django.db import models
 from pgvector.django import HnswIndex, VectorField
 
-from people_search.engine.embeddings import DIMENSIONS
+from people_search.index.embeddings import DIMENSIONS
 from yorik.indexes import household_trigram_index
 
 
@@ -68,10 +68,13 @@ class NameWordUse(models.Model):
             ),
         ]
         # A word's rows come from the index alone (an index-only scan): a
-        # common word has hundreds of rows, each on a page of its own.
+        # common word has hundreds of rows, each on a page of its own. The
+        # lane's statements name the household too, tested in the index.
         indexes = [
             models.Index(
-                fields=["word", "subject", "subject_id"], name="name_word_use_rows"
+                fields=["word", "subject", "subject_id"],
+                include=["household"],
+                name="name_word_use_rows",
             )
         ]
 

@@ -1,0 +1,172 @@
+"""The similar-name lane, run: typos found among the household's name words.
+
+The query's words are embedded (people_search.index.embeddings), then two
+statements the engine builds (people_search.engine.similar) find the words
+near them and the rows using those, which the engine scores.
+"""
+
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import DatabaseError, connection, transaction
+
+from people_search.engine.query import Query
+from people_search.engine.similar import (
+    CANDIDATES,
+    PER_WORD,
+    SCORE_FLOOR,
+    SCORE_MARGIN,
+    SIMILARITY_FLOOR,
+    TRIGRAM_FLOOR,
+    SimilarName,
+    lane_name,
+    near_words_statement,
+    pick_similar,
+    query_words,
+    rows_statement,
+    surname_words,
+    typed_words,
+    word_scores,
+)
+from people_search.index.embeddings import EmbeddingError, embedding_provider
+from people_search.index.models import NameWord
+from yorik.sizes import household_rows
+
+logger = logging.getLogger(__name__)
+
+# Below this many distinct name words (no more than yorik.sizes counts up to)
+# a household's vocabulary is scanned exactly; above, the HNSW index is faster
+# and as complete: with 11,000 words (100,000 census-style names) the scan took
+# twice as long (bench/README.md, "Name quality").
+EXACT_SCAN_BELOW = 5_000
+
+
+def similar_name_ids(
+    *, household_id: int, query: Query | None, subjects: Sequence[str]
+) -> dict[str, list[int]]:
+    """Return, per subject, the ids of rows whose names are like the query's.
+
+    One lookup for every subject; only for a query the lane answers
+    (`lane_name`).
+    """
+    found: dict[str, list[int]] = {subject: [] for subject in subjects}
+    name = lane_name(query) if query is not None else None
+    if name is None:
+        return found
+    for candidate in find_similar_names(
+        household_id=household_id, name=name, subjects=list(subjects)
+    ):
+        found[candidate.subject].append(candidate.subject_id)
+    return found
+
+
+def find_similar_names(
+    *,
+    household_id: int,
+    name: str,
+    subjects: Sequence[str],
+    limit: int = CANDIDATES,
+    floor: float = SIMILARITY_FLOOR,
+    score_floor: float = SCORE_FLOOR,
+    margin: float = SCORE_MARGIN,
+) -> list[SimilarName]:
+    """Return the household's names closest to `name` as a whole, best first.
+
+    Never raises: when the name cannot be embedded or the vector query
+    fails, log why and return no candidates, so search falls back to text
+    and phone.
+    """
+    words = query_words(name)
+    fetched = [word for word in words if len(word) > 1]
+    if not fetched:
+        return []
+    try:
+        vectors = embedding_provider().embed(fetched)
+    except EmbeddingError:
+        logger.warning("Similar-name search skipped: embedding failed.", exc_info=True)
+        return []
+    typed = typed_words(name)
+    exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
+    try:
+        # A statement that fails must not spoil a caller's transaction, so
+        # inside one the lane has a savepoint; on its own it needs none (the
+        # HNSW settings come with the connection, `use_lane_settings`).
+        with (
+            transaction.atomic()
+            if connection.in_atomic_block
+            else contextlib.nullcontext()
+        ):
+            near = near_words_statement(
+                household_id=household_id,
+                words=fetched,
+                vectors=vectors,
+                exact=exact,
+                floor=floor,
+            )
+            with (
+                connection.preparing_cursor() if exact else connection.cursor()
+            ) as cursor:
+                cursor.execute(near.sql, near.params)
+                scores = word_scores(fetched, cursor.fetchall())
+            if not scores.ids:
+                return []
+            statement = rows_statement(
+                scores,
+                household_id=household_id,
+                words=len(fetched),
+                literal=typed == set(fetched),
+                subjects=subjects,
+            )
+            with connection.preparing_cursor() as cursor:
+                cursor.execute(statement.sql, statement.params)
+                rows = cursor.fetchall()
+    except DatabaseError:
+        logger.warning(
+            "Similar-name search skipped: vector query failed.", exc_info=True
+        )
+        return []
+    names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
+    crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
+    return pick_similar(
+        query=words,
+        typed=typed,
+        names=names,
+        crowds=crowds,
+        surname=surname_words(name),
+        score_floor=score_floor,
+        margin=margin,
+        limit=limit,
+    )
+
+
+def use_lane_settings(*, connection: Any, **kwargs: Any) -> None:
+    """Give a new database connection the settings the lane's near words are
+    found with: the threshold `%` compares by, and how the HNSW index walks
+    (on past the household's first matches, as far as PER_WORD words).
+
+    Sent with Django's `connection_created`: once a connection, rather than
+    in a transaction of every similar-name search. The values are the
+    module's own numbers and words, written out, so they go as one text
+    without parameters.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SET pg_trgm.similarity_threshold = {TRIGRAM_FLOOR:g}; "
+                "SET hnsw.iterative_scan = relaxed_order; "
+                f"SET hnsw.ef_search = {PER_WORD}"
+            )
+
+
+def vocabulary_size(household_id: int) -> int:
+    """Return how many distinct name words the household has embedded, up to
+    yorik.sizes.COUNTED_UP_TO: enough to tell an exact scan from the index.
+
+    Counted with the household's other tables and kept in this process's
+    memory for a few minutes (yorik.sizes): it only chooses between two ways
+    of finding the same near words, so a count or a shared cache's round trip
+    on every similar-name search would cost more than it saves.
+    """
+    return household_rows(NameWord, household_id=household_id)
