@@ -86,7 +86,7 @@ from contacts.models import (  # noqa: E402
     ContactAlias,
     ContactChannel,
 )
-from contacts.provider_categories import CATEGORIES  # noqa: E402
+from contacts.providers.categories import CATEGORIES  # noqa: E402
 from household.models import (  # noqa: E402
     Household,
     Lead,

@@ -76,7 +76,7 @@ from contacts.models import (  # noqa: E402
     ContactStatus,
     PaperlessCorrespondent,
 )
-from contacts.provider_categories import get_category  # noqa: E402
+from contacts.providers.categories import get_category  # noqa: E402
 from household.callers import MemberCaller  # noqa: E402
 from household.models import (  # noqa: E402
     CalendarEvent,

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 from typing import TypedDict
 
-from contacts.provider_categories import provider_tokens
+from contacts.providers.categories import provider_tokens
 from people_search.engine.matching import concept_tokens, match_document
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from people_search.engine.text import fold_name, search_document

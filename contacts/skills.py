@@ -6,13 +6,13 @@ from rest_framework import serializers
 
 from contacts.cards import CONTACT_PICKER, CONTACTS_FOUND, picker_payload
 from contacts.models import STATUS_FILTERS, ContactKind
-from contacts.provider_categories import (
+from contacts.providers.categories import (
     CATEGORIES,
     UnknownCategory,
     get_category,
     resolve_category,
 )
-from contacts.providers import MAX_CANDIDATES, SOURCES, find_known_providers
+from contacts.providers.search import MAX_CANDIDATES, SOURCES, find_known_providers
 from contacts.selectors import (
     BROWSE_BYTES,
     BROWSE_ROWS,

@@ -1,7 +1,7 @@
 from django.db import migrations
 from django.db.models import Q
 
-from contacts.provider_categories import provider_tokens
+from contacts.providers.categories import provider_tokens
 
 BATCH = 1000
 

@@ -12,14 +12,14 @@ from django.utils import timezone
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
 from contacts.paperless.client import Correspondent, Document
 from contacts.paperless.sync import write_paperless_mirror
-from contacts.provider_categories import (
+from contacts.providers.categories import (
     CATEGORIES,
     UnknownCategory,
     categories_revealed_by,
     get_category,
     resolve_category,
 )
-from contacts.providers import _core, _reveals, find_known_providers
+from contacts.providers.search import _core, _reveals, find_known_providers
 from contacts.services import update_contact
 from household.services import create_calendar_event
 from tests.builders import build_contact, build_household, build_member

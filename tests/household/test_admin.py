@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from compose.models import LetterTemplate
 from contacts.models import Contact, ContactChannel
-from contacts.provider_categories import get_category
-from contacts.providers import find_known_providers
+from contacts.providers.categories import get_category
+from contacts.providers.search import find_known_providers
 from household.models import CalendarEvent, Membership, UserProfile
 from household.services import create_calendar_event
 from tests.builders import build_contact, build_lead, build_member

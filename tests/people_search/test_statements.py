@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from contacts import providers
+from contacts.providers import search as providers
 from contacts.selectors import CONTACTS, contact_details, contact_filters
 from household.models import Membership
 from household.selectors import LEADS, MEMBERS, leads_visible_to, live_members

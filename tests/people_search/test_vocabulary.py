@@ -2,7 +2,7 @@
 
 import pytest
 
-from contacts.provider_categories import CATEGORIES
+from contacts.providers.categories import CATEGORIES
 from people_search.engine.vocabulary import VOCABULARY, concepts_named_by
 
 

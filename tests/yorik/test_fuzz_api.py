@@ -29,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 
 from compose.models import LetterTemplate
 from contacts.models import Contact
-from contacts.provider_categories import known_category_ids
+from contacts.providers.categories import known_category_ids
 from household.models import Membership
 from yorik import wsgi
 from yorik.cards import pick_contact

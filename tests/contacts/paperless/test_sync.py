@@ -18,8 +18,8 @@ from django.test.utils import CaptureQueriesContext
 from contacts.models import PaperlessCorrespondent, PaperlessDocument
 from contacts.paperless.client import Correspondent
 from contacts.paperless.sync import write_paperless_mirror
-from contacts.provider_categories import get_category
-from contacts.providers import find_known_providers
+from contacts.providers.categories import get_category
+from contacts.providers.search import find_known_providers
 
 TOKEN = "paperless-test-token"
 

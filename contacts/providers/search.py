@@ -35,7 +35,7 @@ from contacts.models import (
     ContactStatus,
     one_line_address,
 )
-from contacts.provider_categories import (
+from contacts.providers.categories import (
     ProviderCategory,
     business_token,
     category_tokens,
