@@ -94,7 +94,7 @@ class CompiledQuery:
 
     Building and compiling a queryset costs Django a millisecond or two of
     CPU, several times what PostgreSQL needs to find a row by its key
-    (bench/README.md, "Where a request's time goes"). `build` makes the
+    (docs/performance.md, "Where a request's time goes"). `build` makes the
     queryset from its named values, each text (`str`) or an integer (`int`);
     it is called once, with a marker for each, and each call's values take
     the markers' places among the compiled parameters. So a value must reach

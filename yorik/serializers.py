@@ -139,8 +139,8 @@ def output_writer(serializer_class: type[serializers.Serializer]) -> Writer:
 
     It keeps exactly the declared fields, each written by its own field's
     to_representation, like `serializer_class(data).data`; compiled once per
-    class, it skips DRF's per-field attribute lookup, which cost 6.9 ms for a
-    thousand browse rows against 1.2 ms here (bench/README.md).
+    class, it skips DRF's per-field attribute lookup: a thousand browse rows
+    take 1.2 ms here against 6.9 ms through `serializer_class(data).data`.
     """
     return _writer(serializer_class())
 

@@ -228,7 +228,7 @@ PER_WORD = 40
 # Rows scored in Python. The statement ranks them nearly as Python scores
 # them (not pairing words one to one, not charging a word left out), so few
 # are needed; with 200 ranked by embedding and trigrams, names.py found as
-# many (bench/README.md, "Ranking the lane's rows by their final scores").
+# many (docs/performance.md, "Ranking the lane's rows by their final scores").
 _SCORED_ROWS = 50
 _MAX_WORDS = 5
 

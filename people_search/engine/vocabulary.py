@@ -4,7 +4,7 @@ One vocabulary for every surface, kept as data in vocabulary.toml beside
 this module. A concept (grandmother, neighbour, plumber, dentist, …) lists its
 German and English words, each inflected and gendered form that people write
 ("Oma", "Omi", "Großmutter", "grandma"; "Kollege", "Kollegin", "Kollegen").
-The provider categories of find_known_provider (contacts.provider_categories)
+The provider categories of find_known_provider (contacts.providers.categories)
 are the trade concepts marked `provider`.
 
 A text names a concept when one of its words

@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 # Below this many distinct name words (no more than yorik.sizes counts up to)
 # a household's vocabulary is scanned exactly; above, the HNSW index is faster
 # and as complete: with 11,000 words (100,000 census-style names) the scan took
-# twice as long (bench/README.md, "Name quality").
+# twice as long (docs/performance.md, "Name quality").
 EXACT_SCAN_BELOW = 5_000
 
 
