@@ -52,6 +52,7 @@ from icalendar.prop import vBroken, vRecur, vSkip
 
 from household.models import CalendarEvent, Household
 from people_search.engine.text import fold_name
+from yorik.statistics import analyze_after_commit
 
 # Recurring events are expanded from here on; nothing a household keeps is older.
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -698,4 +699,5 @@ def _write_events(
     CalendarEvent.objects.bulk_update(
         changed, [*fields, "folded_title"], batch_size=UPDATE_BATCH
     )
+    analyze_after_commit([CalendarEvent])
     return len(new), len(changed), len(stored) - len(changed)
