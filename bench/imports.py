@@ -4,6 +4,7 @@ and the Paperless mirror's and iCalendar import's writes at growing sizes.
     .venv/bin/python bench/imports.py                   # 1k, 10k, 50k; 5,000 cards;
                                                         # 1k, 5k, 20k documents, events
     .venv/bin/python bench/imports.py --sizes 1k,10k --cards 1000 --syncs 1000,5000
+    .venv/bin/python bench/imports.py --sizes 50k --cards 0 --syncs "" --no-analysis
 
 Each bundle holds one admin, a few leads and N contacts with German and
 Israeli names (bench/generate.py's Faker), a phone, an email and a home
@@ -14,13 +15,22 @@ A vCard 3.0 file of `--cards` cards of the same kind is then imported into an
 empty household with contacts.vcard.importer.import_vcards.
 
 Each import runs in a fresh child process, so its peak memory (ru_maxrss) is
-its own. Reported: seconds to validate and write (until the commit), to embed
-names (the on-commit work), contacts or cards per second overall, SQL
+its own. Reported: seconds to validate and write (until the commit), for the
+on-commit work (embedding names, analysing the tables the import filled),
+contacts or cards per second overall, SQL
 statements per contact (counted by an execute wrapper, which the one COPY of
 the contacts passes by), peak memory, and the CPU seconds the import took in
 this process and in its PostgreSQL backend: on a machine shared with other
 work, contacts per CPU second moves less than contacts per second. A rate
 that falls as N grows would reveal a step worse than linear.
+
+Right after each bundle import, two find_person questions (by a contact's
+phone channel, and one term: a contact's last name) are timed in process,
+QUERY_CALLS calls each over QUERY_INPUTS inputs, then again after a manual
+`ANALYZE` of the whole database: the first p50 over the second shows
+whether the import left the planner statistics as good as ANALYZE's.
+`--no-analysis` shows what the questions cost when an import leaves its
+tables unanalysed until autovacuum comes round.
 
 The Paperless mirror (`contacts.paperless.sync.write_paperless_mirror`, what
 `sync_paperless` writes once it has read the server) and `import_ics` are
@@ -52,6 +62,9 @@ CARDS = 5_000
 SYNCS = "1000,5000,20000"
 LEADS = 20
 SEED = 1
+# Calls of each question after an import, cycling through its inputs.
+QUERY_CALLS = 40
+QUERY_INPUTS = 20
 
 
 def _rss_mb() -> float:
@@ -203,6 +216,7 @@ def measure_bundle(contacts: int) -> dict[str, Any]:
     uses = NameWordUse.objects.filter(household=household, subject="contact")
     assert uses.values("subject_id").distinct().count() == contacts, "not indexed"
     assert household.contacts.count() == contacts
+    first_queries = measure_first_queries(household, bundle["contacts"])
     return {
         "contacts": contacts,
         "write_s": round(written - started, 2),
@@ -216,7 +230,55 @@ def measure_bundle(contacts: int) -> dict[str, Any]:
         "statements_per_contact": round(statements.count / contacts, 3),
         "rss_before_mb": round(rss_before),
         "peak_mb": round(_peak_mb()),
+        "first_queries": first_queries,
     }
+
+
+def measure_first_queries(
+    household: Any, contacts: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Time find_person right after the import and again after a manual ANALYZE."""
+    from django.db import connection
+
+    from bench.run import Skills, measure
+
+    skills = Skills(household)
+    sample = random.Random(SEED).sample(contacts, min(QUERY_INPUTS, len(contacts)))
+    questions = {
+        "find_person by phone channel": [
+            {
+                "source": "contacts",
+                "channel_kind": "phone",
+                "channel_value": contact["channels"][0]["value"],
+            }
+            for contact in sample
+        ],
+        "find_person by one name term": [
+            {"query": contact["last_name"]} for contact in sample
+        ],
+    }
+
+    def timed() -> dict[str, float]:
+        return {
+            question: measure(
+                lambda inputs: skills.direct("find_person", inputs), inputs, QUERY_CALLS
+            ).p50
+            for question, inputs in questions.items()
+        }
+
+    right_after = timed()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    analysed = timed()
+    return [
+        {
+            "question": question,
+            "right_after_p50_ms": round(right_after[question], 1),
+            "after_analyze_p50_ms": round(analysed[question], 1),
+            "ratio": round(right_after[question] / analysed[question], 2),
+        }
+        for question in questions
+    ]
 
 
 def measure_vcards(cards: int) -> dict[str, Any]:
@@ -351,11 +413,17 @@ def _per_cpu_second(rows: int, used: dict[str, float | None]) -> int | None:
     return round(rows / (used["cpu_python_s"] + used["cpu_db_s"]))
 
 
-def child(kind: str, size: int) -> None:
-    """Run one measurement in this process and print it as JSON."""
+def child(kind: str, size: int, *, analysis: bool) -> None:
+    """Run one measurement in this process and print it as JSON.
+
+    Without `analysis`, imports leave their tables as autovacuum finds them.
+    """
     from bench.django_setup import setup
+    from yorik import statistics
 
     setup()
+    if not analysis:
+        statistics.analyze_changed_tables = lambda tables, using="default": []
     if kind == "bundle":
         result = measure_bundle(size)
     elif kind == "vcard":
@@ -365,9 +433,16 @@ def child(kind: str, size: int) -> None:
     print(json.dumps(result))
 
 
-def run_child(kind: str, size: int) -> dict[str, Any]:
+def run_child(kind: str, size: int, *, analysis: bool = True) -> dict[str, Any]:
     answer = subprocess.run(
-        [sys.executable, __file__, "--child", kind, str(size)],
+        [
+            sys.executable,
+            __file__,
+            "--child",
+            kind,
+            str(size),
+            *([] if analysis else ["--no-analysis"]),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -379,11 +454,13 @@ def report(
     bundles: list[dict[str, Any]],
     vcards: list[dict[str, Any]],
     syncs: list[dict[str, Any]],
+    *,
+    analysis: bool = True,
 ) -> str:
     lines = ["## Household bundle import", ""]
     if bundles:
         lines += [
-            "| contacts | write s | embed s | total s | contacts/s | CPU s "
+            "| contacts | write s | on commit s | total s | contacts/s | CPU s "
             "(Python + DB) | contacts/CPU s | statements | per contact | peak MB |",
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
@@ -393,6 +470,21 @@ def report(
             f"| {r['contacts_per_cpu_s']} | {r['statements']:,} "
             f"| {r['statements_per_contact']} | {r['peak_mb']} |"
             for r in bundles
+        ]
+        lines += [
+            "",
+            "## find_person right after the import"
+            + ("" if analysis else " (its tables left unanalysed)"),
+            "",
+            "| contacts | question | p50 right after, ms | p50 after ANALYZE, ms "
+            "| ratio |",
+            "|---:|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {r['contacts']:,} | {q['question']} | {q['right_after_p50_ms']} "
+            f"| {q['after_analyze_p50_ms']} | **{q['ratio']}** |"
+            for r in bundles
+            for q in r["first_queries"]
         ]
     lines += ["", "## vCard import", ""]
     if vcards:
@@ -439,15 +531,21 @@ def main() -> None:
         default=SYNCS,
         help="Paperless documents and calendar events per run; empty skips them",
     )
+    parser.add_argument(
+        "--no-analysis",
+        dest="analysis",
+        action="store_false",
+        help="bundle imports leave their tables unanalysed, as before autovacuum",
+    )
     parser.add_argument("--child", nargs=2, metavar=("KIND", "SIZE"), help="internal")
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]))
+        child(args.child[0], int(args.child[1]), analysis=args.analysis)
         return
     sizes = [SIZES.get(size) or int(size) for size in args.sizes.split(",") if size]
     bundles, vcards = [], []
     for size in sizes:
-        bundles.append(run_child("bundle", size))
+        bundles.append(run_child("bundle", size, analysis=args.analysis))
         print(json.dumps(bundles[-1]), flush=True)
     if args.cards:
         vcards.append(run_child("vcard", args.cards))
@@ -461,7 +559,7 @@ def main() -> None:
     (RESULTS / "imports.json").write_text(
         json.dumps({"bundles": bundles, "vcards": vcards, "syncs": syncs}, indent=2)
     )
-    table = report(bundles, vcards, syncs)
+    table = report(bundles, vcards, syncs, analysis=args.analysis)
     (RESULTS / "imports.md").write_text(table)
     print()
     print(table)

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, Protocol
 
+from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from rest_framework import serializers
@@ -23,6 +24,7 @@ from household import bundles as household_bundles
 from household.models import Household
 from yorik.bulk import cyclic_gc_paused
 from yorik.serializers import StrictSerializer, flatten_errors
+from yorik.statistics import analyze_after_commit
 
 BUNDLE_FORMAT = "yorik.household/1"
 
@@ -158,6 +160,8 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
                 for message in messages
             ]
         ) from error
+    # A bundle may fill any table; those it barely changed are not analysed.
+    analyze_after_commit(apps.get_models(include_auto_created=True))
     return household
 
 

@@ -85,9 +85,10 @@ from contacts.models import (
 )
 from contacts.services import update_contact
 from contacts.vcard.exporter import contact_vcard
-from contacts.vcard.importer import import_vcards
+from contacts.vcard.importer import ADDRESS_BOOK_MODELS, import_vcards
 from contacts.vcard.mapping import read_vcard
 from household.models import Household
+from yorik.statistics import analyze_after_commit
 
 # Other programs' cards leave these out; an empty value there says nothing.
 UNSAID_WHEN_EMPTY = ("relation", "status")
@@ -292,6 +293,7 @@ class _Sync:
                     new = []
                 progress.update(len(batch))
         self._import(new)
+        analyze_after_commit([CardDavCard, *ADDRESS_BOOK_MODELS])
 
     def _merge(self, state: CardDavCard, etag: str, text: str) -> None:
         """Merge a changed card into its contact, in one transaction."""

@@ -15,6 +15,7 @@ from contacts.models import PaperlessCorrespondent, PaperlessDocument
 from contacts.paperless.client import Correspondent, Document, PaperlessClient
 from household.models import Household
 from people_search.engine.text import fold_name
+from yorik.statistics import analyze_after_commit
 
 # bulk_update sets each column by a CASE over its batch's rows, which the
 # database evaluates per row: one batch of every changed row is quadratic.
@@ -106,6 +107,7 @@ def write_paperless_mirror(
     ):
         if gone:
             model.objects.filter(household=household, paperless_id__in=gone).delete()
+    analyze_after_commit([PaperlessCorrespondent, PaperlessDocument])
     return SyncReport(correspondents=correspondent_counts, documents=document_counts)
 
 

@@ -31,8 +31,11 @@ from contacts.documents import (
 )
 from contacts.merging import merged_vcard_uids
 from contacts.models import (
+    Address,
     ChannelKind,
     Contact,
+    ContactAlias,
+    ContactChannel,
     ContactStatus,
 )
 from contacts.services import (
@@ -44,16 +47,27 @@ from contacts.services import (
 from contacts.vcard.mapping import Card, read_card, relate_cards
 from contacts.vcard.reader import decode, not_a_vcard_file, split_cards
 from household.models import Household
+from people_search.engine.models import NameWord, NameWordUse
 from people_search.engine.nicknames import names_agree
 from people_search.engine.phones import is_phone_shaped
 from people_search.engine.text import fold_name
 from yorik.bulk import cyclic_gc_paused
+from yorik.statistics import analyze_after_commit
 
 # Files with fewer cards finish before a progress bar would help.
 PROGRESS_MIN_CARDS = 200
 _IDENTITY_KINDS = (ChannelKind.PHONE, ChannelKind.EMAIL)
 # A card is unchanged when its contact would keep every field and its UID.
 _COMPARED = (*FIELDS, "vcard_uid")
+# The tables an import of cards fills, the words of the names included.
+ADDRESS_BOOK_MODELS = (
+    Contact,
+    ContactAlias,
+    ContactChannel,
+    Address,
+    NameWord,
+    NameWordUse,
+)
 
 
 class VCardTooLarge(ValueError):
@@ -216,6 +230,7 @@ def _import(
                 continue
             setattr(summary, outcome, getattr(summary, outcome) + 1)
         book.create_new_contacts()
+        analyze_after_commit(ADDRESS_BOOK_MODELS)
         if dry_run:
             transaction.set_rollback(True)
     return summary

@@ -6,7 +6,7 @@ one is skipped and named with its UID, summary and reason, and the command
 succeeds. Files that are no calendar fail with a message and import nothing.
 """
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from io import StringIO
 from pathlib import Path
 
@@ -27,6 +27,14 @@ def run(name: str | Path) -> tuple[str, str]:
         "import_ics", str(path), "--household", "becker", stdout=out, stderr=err
     )
     return out.getvalue(), err.getvalue()
+
+
+def starts(household, title: str) -> list[datetime]:
+    return list(
+        CalendarEvent.objects.filter(household=household, title=title)
+        .order_by("starts_at")
+        .values_list("starts_at", flat=True)
+    )
 
 
 def titles(household) -> list[str]:
@@ -179,7 +187,7 @@ def test_a_calendar_whose_only_event_is_unreadable_fails(household, tmp_path):
 READABLE = sorted(
     path.name
     for path in CORPUS.glob("*.ics")
-    if path.name not in {"empty.ics", "utf16.ics"}
+    if path.name not in {"empty.ics", "utf16.ics", "bare-vevent.ics"}
 )
 
 
@@ -195,16 +203,171 @@ def test_every_calendar_is_unchanged_when_imported_again(household, name):
 
 
 @pytest.mark.django_db
-def test_a_calendar_the_parser_fails_on_is_a_message_not_a_traceback(
+def test_every_calendar_of_a_file_is_imported(household):
+    out, err = run("two-calendars.ics")
+
+    assert "2 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert err == ""
+    assert titles(household) == ["Elternabend", "Zahnarzt Dr. Schmidt"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "note"),
+    [
+        (
+            "vtodo-bad-dtstart.ics",
+            "VTODO muell@yorik.test (Müll rausbringen): skipped, "
+            "its DTSTART cannot be read: ",
+        ),
+        (
+            "tzoffset-colon.ics",
+            "time zone Europe/Berlin: skipped, its TZOFFSETFROM cannot be read: ",
+        ),
+        (
+            "alarm-bad-trigger.ics",
+            "an alarm of event zahnarzt-2025@yorik.test (Zahnarzt Dr. Schmidt): "
+            "skipped, its TRIGGER cannot be read: ",
+        ),
+        ("two-tzid.ics", "time zone Europe/Berlin, Berlin: skipped, it has 2 TZIDs"),
+    ],
+)
+def test_a_bad_value_outside_the_events_skips_its_component_not_the_file(
+    household, name, note
+):
+    out, err = run(name)
+
+    assert "1 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert err.startswith(note)
+    assert "Traceback" not in out + err
+    # Europe/Berlin is a zone the system knows, with or without its VTIMEZONE.
+    assert starts(household, "Zahnarzt Dr. Schmidt") == [
+        datetime(2025, 5, 2, 7, 0, tzinfo=UTC)
+    ]
+
+
+@pytest.mark.django_db
+def test_a_truncated_file_imports_its_complete_events_and_says_so(household):
+    out, err = run("truncated.ics")
+
+    assert "1 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert err.strip() == (
+        "The file is truncated: it ends inside event friseur-2025@yorik.test "
+        "(Friseur), which is not imported; the complete events before it are."
+    )
+    assert titles(household) == ["Zahnarzt Dr. Schmidt"]
+
+
+@pytest.mark.django_db
+def test_a_file_truncated_before_its_first_event_ends_fails_and_says_so(
     household, tmp_path
 ):
-    broken = tmp_path / "two-tzid.ics"
-    broken.write_bytes(
-        (CORPUS / "no-dtstart.ics")
-        .read_bytes()
-        .replace(b"TZID:Europe/Berlin\r\n", b"TZID:Europe/Berlin\r\nTZID:Berlin\r\n")
-    )
+    cut = tmp_path / "cut.ics"
+    text = (CORPUS / "truncated.ics").read_bytes()
+    cut.write_bytes(text[: text.index(b"END:VEVENT")])
 
-    with pytest.raises(CommandError, match=r"two-tzid\.ics: the file cannot be read"):
-        run(broken)
+    with pytest.raises(
+        CommandError, match=r"no events \(VEVENT\); the file is truncated"
+    ):
+        run(cut)
+    assert not CalendarEvent.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_duration_in_weeks_is_read_written_either_way(household):
+    out, err = run("duration-weeks.ics")
+
+    assert "3 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert err.strip() == (
+        "event kur-2025@yorik.test (Kur Bad Kissingen): DURATION 'PT1W' read as P1W"
+    )
+    spans = {
+        event.title: event.ends_at - event.starts_at
+        for event in CalendarEvent.objects.filter(household=household)
+    }
+    assert spans["Kur Bad Kissingen"] == timedelta(weeks=1)
+    assert spans["Reha"] == timedelta(weeks=2)
+
+
+@pytest.mark.django_db
+def test_a_date_start_with_a_date_time_end_starts_at_that_days_midnight(household):
+    out, err = run("date-start-datetime-end.ics")
+
+    assert "2 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert err.strip() == (
+        "event umzug-2025@yorik.test (Umzug): its DTSTART is a date beside a "
+        "date-time: read as that day's midnight"
+    )
+    move = CalendarEvent.objects.get(household=household, title="Umzug")
+    assert move.starts_at == datetime(2025, 6, 13, 22, 0, tzinfo=UTC)
+    assert move.ends_at == datetime(2025, 6, 14, 16, 0, tzinfo=UTC)
+
+
+@pytest.mark.django_db
+def test_rdates_and_exdates_of_dates_marked_utc_are_read_as_dates(household):
+    out, err = run("rdate-utc-date.ics")
+
+    assert "3 created, 0 updated, 0 unchanged, 0 skipped" in out
+    assert err.splitlines() == [
+        "event logopaedie@yorik.test (Logopädie): "
+        "RDATE '20250310Z,20250317Z' read as dates without the Z",
+        "event logopaedie@yorik.test (Logopädie): "
+        "EXDATE '20250317Z' read as dates without the Z",
+    ]
+    # 3 March, and the RDATE 10 March; the 17th is an EXDATE too.
+    assert starts(household, "Logopädie") == [
+        datetime(2025, 3, 2, 23, 0, tzinfo=UTC),
+        datetime(2025, 3, 9, 23, 0, tzinfo=UTC),
+    ]
+
+
+@pytest.mark.django_db
+def test_rscale_gregorian_is_expanded_and_a_shifting_skip_named(household):
+    out, err = run("rscale-gregorian.ics")
+
+    assert "4 created, 0 updated, 0 unchanged, 1 skipped" in out
+    assert err.strip() == (
+        "event miete@yorik.test (Miete überweisen): its RRULE moves the days a "
+        "month lacks (SKIP=BACKWARD, RFC 7529), which cannot be expanded"
+    )
+    assert starts(household, "Nachhilfe") == [
+        datetime(2025, month, 6, 15, 0, tzinfo=UTC) for month in (1, 2, 3)
+    ]
+
+
+@pytest.mark.django_db
+def test_moved_occurrences_without_their_series_are_imported_or_skipped_and_named(
+    household,
+):
+    out, err = run("moved-without-series.ics")
+
+    assert "3 created, 0 updated, 0 unchanged, 3 skipped" in out
+    assert err.splitlines() == [
+        "event yoga@yorik.test (Yoga (verlegt)): a moved occurrence "
+        "(RECURRENCE-ID) of a series that is not in the file: imported on its own",
+        "event schwimmen@yorik.test (Schwimmkurs (verlegt)): a moved occurrence "
+        "(RECURRENCE-ID) of a series that is skipped: imported on its own",
+        "event schwimmen@yorik.test (Schwimmkurs): its RRULE has an unknown part UNTL",
+        "event chor@yorik.test (Chorprobe): cancelled",
+        "event chor@yorik.test (Chorprobe (verlegt)): its series is cancelled",
+    ]
+    assert titles(household) == [
+        "Schwimmkurs (verlegt)",
+        "Yoga (verlegt)",
+        "Zahnarzt Dr. Schmidt",
+    ]
+    assert starts(household, "Yoga (verlegt)") == [
+        datetime(2025, 3, 12, 17, 0, tzinfo=UTC)
+    ]
+
+
+@pytest.mark.django_db
+def test_a_bare_vevent_is_refused_with_a_message_that_says_so(household):
+    with pytest.raises(
+        CommandError,
+        match=r"bare-vevent\.ics: not an iCalendar file: it holds a bare VEVENT "
+        "without a VCALENDAR around it, which is not imported; put its lines "
+        "between BEGIN:VCALENDAR and END:VCALENDAR; nothing was imported",
+    ):
+        run("bare-vevent.ics")
     assert not CalendarEvent.objects.exists()
