@@ -47,10 +47,10 @@ from contacts.services import (
 from contacts.vcard.mapping import Card, read_card, relate_cards
 from contacts.vcard.reader import decode, not_a_vcard_file, split_cards
 from household.models import Household
-from people_search.engine.models import NameWord, NameWordUse
 from people_search.engine.nicknames import names_agree
 from people_search.engine.phones import is_phone_shaped
 from people_search.engine.text import fold_name
+from people_search.index.models import NameWord, NameWordUse
 from yorik.bulk import cyclic_gc_paused
 from yorik.statistics import analyze_after_commit
 
