@@ -6,7 +6,10 @@ from django.db.models.functions import JSONObject
 
 from contacts.models import Address, ContactChannel
 
+# The postal fields the skills' specifications name, in a letter's order.
 ADDRESS_FIELDS = ("line1", "line2", "postcode", "city", "country")
+# Every field of an address: the postal ones, then what address books add.
+ADDRESS_PARTS = (*ADDRESS_FIELDS, "po_box", "extended", "region")
 
 
 def channels_array(kind: str | None = None) -> ArraySubquery:
@@ -20,11 +23,14 @@ def channels_array(kind: str | None = None) -> ArraySubquery:
 
 
 def addresses_array() -> ArraySubquery:
-    """Return the contact's addresses as objects of kind and the ADDRESS_FIELDS."""
+    """Return the contact's addresses as objects of kind and the ADDRESS_PARTS.
+
+    Several of one kind come in the order they were written (their ids').
+    """
     return ArraySubquery(
         Address.objects.filter(contact=OuterRef("pk"))
         .order_by("pk")
         .values(
-            json=JSONObject(kind="kind", **{field: field for field in ADDRESS_FIELDS})
+            json=JSONObject(kind="kind", **{field: field for field in ADDRESS_PARTS})
         )
     )

@@ -100,8 +100,13 @@ FIELD_NAMES = {
     "relation": pgettext_lazy("contact field", "relation"),
     "status": pgettext_lazy("contact field", "status"),
     "notes": pgettext_lazy("contact field", "notes"),
+    "organization": pgettext_lazy("contact field", "organization"),
+    "title": pgettext_lazy("contact field", "job title"),
+    "birthday": pgettext_lazy("contact field", "birthday"),
+    "anniversary": pgettext_lazy("contact field", "anniversary"),
     "aliases": pgettext_lazy("contact field", "aliases"),
     "tags": pgettext_lazy("contact field", "tags"),
+    "urls": pgettext_lazy("contact field", "web addresses"),
     "addresses": pgettext_lazy("contact field", "addresses"),
     **{
         f"channels.{kind}": format_lazy(gettext_lazy("{kind} ids"), kind=label)
@@ -580,7 +585,7 @@ def _shown(document: dict[str, Any], key: str) -> str:
             one_line_address(a["line1"], a["postcode"], a["city"])
             for a in document["addresses"]
         )
-    if key in ("aliases", "tags"):
+    if key in ("aliases", "tags", "urls"):
         return ", ".join(document[key])
     choices = {"kind": ContactKind, "status": ContactStatus}.get(key)
     if choices is not None and document[key] in choices.values:
