@@ -27,6 +27,13 @@ FALLBACK_ENCODING = "cp1252"
 # What quoted-printable bytes that name no charset and are no UTF-8 can be:
 # the code pages of the programs that write them (Outlook, old phones).
 QUOTED_PRINTABLE_CHARSETS = ["cp1252", "iso8859_15", "iso8859_2", "latin_1"]
+# Their names as people know them, by Python's codec name.
+_CHARSET_NAMES = {
+    "cp1252": "Windows-1252",
+    "iso8859-15": "ISO-8859-15",
+    "iso8859-2": "ISO-8859-2",
+    "iso8859-1": "ISO-8859-1",
+}
 _QUOTED_PRINTABLE = "QUOTED-PRINTABLE"
 # The largest card that is read; a card over either cap is skipped with its
 # reason and the rest of the file imported. A value counts as the file writes
@@ -284,7 +291,7 @@ def _with_encoding(text: str, warnings: list[str], encoding: str) -> DecodedFile
     warning = _(
         "Quoted-printable values name no charset and are not UTF-8: read as "
         "%(charset)s; check their accented letters."
-    ) % {"charset": codecs.lookup(detected).name}
+    ) % {"charset": _CHARSET_NAMES.get(codecs.lookup(detected).name, detected)}
     return DecodedFile(text, [*warnings, warning], detected)
 
 

@@ -96,7 +96,7 @@ def test_a_ref_or_vcard_uid_given_twice_is_an_error(household):
 
 
 def test_the_errors_are_in_the_active_language(household):
-    row = person(0, ref="c1", aliases=["Anni", "Anni"], birthday="1980-02-30")
+    row = person(0, ref="c1", aliases=["Anni", "Anni"])
 
     with translation.override("de"), pytest.raises(ValidationError) as children:
         create_contacts(household=household, rows=[row])
@@ -105,10 +105,18 @@ def test_the_errors_are_in_the_active_language(household):
 
     assert children.value.message_dict == {
         "[0].aliases[1].name": ["steht doppelt in der Liste"],
-        "[0].birthday": ["Datum als 1980-04-15 angeben, oder ohne Jahr als --04-15."],
     }
     assert twice.value.message_dict == {
         "[1].ref": ["'c1' steht schon als ref in Zeile 0"]
+    }
+
+
+def test_a_day_that_is_none_is_refused_in_the_active_language(household):
+    with translation.override("de"), pytest.raises(ValidationError) as error:
+        create_contacts(household=household, rows=[person(0, birthday="1980-02-30")])
+
+    assert error.value.message_dict == {
+        "[0].birthday": ["Datum als 1980-04-15 angeben, oder ohne Jahr als --04-15."]
     }
 
 
