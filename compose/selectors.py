@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from compose.models import LetterTemplate
 from compose.recipients import recipient_field_label
 from contacts.addresses import best_postal_address, missing_fields
-from contacts.aggregates import ADDRESS_FIELDS, addresses_array
+from contacts.aggregates import ADDRESS_PARTS, addresses_array
 from contacts.models import Contact
 from household.models import Household
 from yorik.compiled import CompiledQuery
@@ -76,7 +76,7 @@ def check_recipient(
         )
         for field in missing_fields(address, required_fields)
     ]
-    block = {field: address[field] for field in ADDRESS_FIELDS} if address else None
+    block = {field: address[field] for field in ADDRESS_PARTS} if address else None
     return RecipientCheck(
         complete=not missing,
         address=block,

@@ -31,6 +31,15 @@ class RecipientAddressSerializer(serializers.Serializer):
     postcode = serializers.CharField()
     city = serializers.CharField()
     country = serializers.CharField()
+    po_box = serializers.CharField(
+        help_text="PO box; a letter may go to it instead of the street."
+    )
+    extended = serializers.CharField(
+        help_text="Apartment, floor or building, written above the street."
+    )
+    region = serializers.CharField(
+        help_text="Region or state, written after the city where it is the custom."
+    )
 
 
 class MissingFieldSerializer(serializers.Serializer):

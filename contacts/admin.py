@@ -5,6 +5,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.forms.models import BaseInlineFormSet
@@ -15,6 +16,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.text import capfirst
 from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -75,14 +77,35 @@ class ContactAliasInline(HouseholdScopedAdmin, admin.TabularInline):
 
 class ContactChannelInline(HouseholdScopedAdmin, admin.TabularInline):
     model = ContactChannel
-    fields = ["kind", "value", "label"]
+    fields = ["kind", "value", "label", "as_written"]
     extra = 1
 
 
 class AddressInline(HouseholdScopedAdmin, admin.StackedInline):
     model = Address
-    fields = ["kind", ("line1", "line2"), ("postcode", "city"), "country"]
+    fields = [
+        "kind",
+        ("line1", "line2"),
+        ("extended", "po_box"),
+        ("postcode", "city"),
+        ("region", "country"),
+    ]
     extra = 0
+
+
+class LinesField(SimpleArrayField):
+    """A list typed one item a line; blank lines are no items."""
+
+    def __init__(self, base_field: forms.Field, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 3}))
+        super().__init__(base_field, delimiter="\n", **kwargs)
+
+    def to_python(self, value: Any) -> list[Any]:
+        if isinstance(value, str):
+            value = "\n".join(
+                line.strip() for line in value.splitlines() if line.strip()
+            )
+        return super().to_python(value)
 
 
 class VCardImportForm(forms.Form):
@@ -190,6 +213,9 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         ("first_name", "last_name"),
         ("kind", "status"),
         "relation",
+        ("organization", "title"),
+        ("birthday", "anniversary"),
+        "urls",
         "tags",
         "notes",
         "last_contacted_at",
@@ -199,6 +225,18 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
     # The ref is the contact's identity in household bundles.
     readonly_fields = ["ref", "merged_contacts"]
     inlines = [ContactAliasInline, ContactChannelInline, AddressInline]
+
+    def formfield_for_dbfield(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> forms.Field | None:
+        if db_field.name == "urls":
+            return LinesField(
+                forms.CharField(max_length=db_field.base_field.max_length),
+                required=False,
+                label=capfirst(db_field.verbose_name),
+                help_text=db_field.help_text,
+            )
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description=_("merged into this contact"))
     def merged_contacts(self, contact: Contact) -> str:

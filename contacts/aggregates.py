@@ -6,18 +6,22 @@ from django.db.models.functions import JSONObject
 
 from contacts.models import Address
 
+# The postal fields the skills' specifications name, in a letter's order.
 ADDRESS_FIELDS = ("line1", "line2", "postcode", "city", "country")
+# Every field of an address: the postal ones, then what address books add.
+ADDRESS_PARTS = (*ADDRESS_FIELDS, "po_box", "extended", "region")
 
 
 def addresses_array() -> ArraySubquery:
-    """Return the contact's addresses as objects of kind and the ADDRESS_FIELDS.
+    """Return the contact's addresses as objects of kind and the ADDRESS_PARTS.
 
-    The subquery names the household too, as every statement does.
+    Several of one kind come in the order they were written (their ids'). The
+    subquery names the household too, as every statement does.
     """
     return ArraySubquery(
         Address.objects.filter(household=OuterRef("household"), contact=OuterRef("pk"))
         .order_by("pk")
         .values(
-            json=JSONObject(kind="kind", **{field: field for field in ADDRESS_FIELDS})
+            json=JSONObject(kind="kind", **{field: field for field in ADDRESS_PARTS})
         )
     )

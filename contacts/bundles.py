@@ -3,13 +3,13 @@
 One of the sections yorik.bundles composes (see yorik.bundles.Section).
 """
 
-from collections import Counter
 from collections.abc import Hashable
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from rest_framework import serializers
 
+from contacts.dates import validate_day
 from contacts.documents import contact_document, document_children
 from contacts.merging import ADDRESS_CHOICES, CHOSEN_FIELDS
 from contacts.models import (
@@ -36,11 +36,14 @@ class ChannelPart(StrictSerializer):
     kind = serializers.ChoiceField(ChannelKind.choices)
     value = serializers.CharField(max_length=254)
     label = text(max_length=64)
+    # A phone the phone library cannot read, kept as written; exported only
+    # when true.
+    as_written = serializers.BooleanField(default=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # The household section's region (household.bundles.region_of).
         region = self.context.get("region")
-        if region:
+        if region and not attrs["as_written"]:
             try:
                 attrs["value"] = normalize_channel_value(
                     attrs["kind"], attrs["value"], region
@@ -57,6 +60,9 @@ class AddressPart(StrictSerializer):
     postcode = text(max_length=20)
     city = text(max_length=100)
     country = text(max_length=100)
+    po_box = text(max_length=100)
+    extended = text(max_length=200)
+    region = text(max_length=100)
 
 
 class ContactPart(StrictSerializer):
@@ -76,19 +82,21 @@ class ContactPart(StrictSerializer):
         child=serializers.CharField(max_length=64), default=list
     )
     notes = text()
+    organization = text(max_length=300)
+    title = text(max_length=200)
+    birthday = text(max_length=10, validators=[validate_day])
+    anniversary = text(max_length=10, validators=[validate_day])
+    urls = serializers.ListField(
+        child=serializers.CharField(max_length=1000), default=list
+    )
     last_contacted_at = serializers.DateTimeField(allow_null=True, default=None)
     channels = ChannelPart(many=True, default=list)
+    # Several of one kind keep their order.
     addresses = AddressPart(many=True, default=list)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        errors = {}
-        for kind, count in Counter(a["kind"] for a in attrs["addresses"]).items():
-            if count > 1:
-                errors["addresses"] = f"more than one {kind} address"
         if len(set(attrs["aliases"])) != len(attrs["aliases"]):
-            errors["aliases"] = "an alias is listed twice"
-        if errors:
-            raise serializers.ValidationError(errors)
+            raise serializers.ValidationError({"aliases": "an alias is listed twice"})
         return attrs
 
 

@@ -4,7 +4,8 @@ A document holds a contact's own fields and its aliases, tags, channels and
 addresses as plain data (contact_document). Two documents are compared field
 by field, lists in any order, the channels of each kind one field
 ("channels.phone"). A merge sets each field of one document from both sides
-by a rule: keep, take, take_given, fill, joined, added or combined. The vCard
+by a rule: keep, take, take_given, fill, joined, added, added_kinds or
+combined. The vCard
 importer, the CardDAV sync and the admin merge each name their rules; this
 module is the one place that applies them.
 """
@@ -14,7 +15,7 @@ from typing import Any
 
 from django.db.models import Prefetch
 
-from contacts.aggregates import ADDRESS_FIELDS
+from contacts.aggregates import ADDRESS_PARTS
 from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
 from people_search.engine.text import fold_name
 
@@ -30,8 +31,12 @@ SCALAR_FIELDS = (
     "relation",
     "status",
     "notes",
+    "organization",
+    "title",
+    "birthday",
+    "anniversary",
 )
-LIST_FIELDS = ("aliases", "tags", "addresses")
+LIST_FIELDS = ("aliases", "tags", "urls", "addresses")
 CHANNEL_FIELDS = tuple(f"channels.{kind}" for kind in ChannelKind.values)
 # The fields two documents are compared by.
 FIELDS = (*SCALAR_FIELDS, *LIST_FIELDS, *CHANNEL_FIELDS)
@@ -58,15 +63,29 @@ def contact_document(contact: Contact) -> Document:
         "aliases": [alias.name for alias in contact.aliases.all()],
         "tags": list(contact.tags),
         "notes": contact.notes,
-        "channels": [
-            {"kind": c.kind, "value": c.value, "label": c.label}
-            for c in contact.channels.all()
-        ],
+        "organization": contact.organization,
+        "title": contact.title,
+        "birthday": contact.birthday,
+        "anniversary": contact.anniversary,
+        "urls": list(contact.urls),
+        "channels": [_channel(c) for c in contact.channels.all()],
         "addresses": [
-            {"kind": a.kind, **{field: getattr(a, field) for field in ADDRESS_FIELDS}}
+            {"kind": a.kind, **{field: getattr(a, field) for field in ADDRESS_PARTS}}
             for a in contact.addresses.all()
         ],
     }
+
+
+def _channel(channel: ContactChannel) -> dict[str, Any]:
+    """Return a channel as plain data; `as_written` only when it is so kept."""
+    data: dict[str, Any] = {
+        "kind": channel.kind,
+        "value": channel.value,
+        "label": channel.label,
+    }
+    if channel.as_written:
+        data["as_written"] = True
+    return data
 
 
 def document_children() -> list[Prefetch]:
@@ -83,11 +102,6 @@ def channel_key(channel: Mapping[str, str]) -> tuple[str, str]:
     return channel["kind"], channel["value"]
 
 
-def address_key(address: Mapping[str, str]) -> str:
-    """Return what makes two addresses one: a contact has one of each kind."""
-    return address["kind"]
-
-
 # Comparing
 
 
@@ -96,9 +110,13 @@ def field_value(document: Document, key: str) -> Any:
     if key.startswith("channels."):
         return sorted((c["value"], c["label"]) for c in _part(document, key))
     if key == "addresses":
-        return sorted(tuple(sorted(a.items())) for a in document["addresses"])
-    if key in ("aliases", "tags"):
-        return sorted(document[key])
+        # A document stored before a field was added lacks it: empty.
+        return sorted(
+            (a["kind"], *(a.get(field, "") for field in ADDRESS_PARTS))
+            for a in document["addresses"]
+        )
+    if key in ("aliases", "tags", "urls"):
+        return sorted(document.get(key, []))
     return document.get(key, "")
 
 
@@ -183,6 +201,16 @@ def added(*, key: Callable[[Any], Hashable] | None = None, twin: Rule = keep) ->
         ]
 
     return rule
+
+
+def added_kinds(ours: list[Any], theirs: list[Any]) -> list[Any]:
+    """Ours' items, then every item of theirs of a kind ours has none of.
+
+    A list rule for addresses, of which a contact may have several of a kind:
+    ours' addresses of a kind replace all of theirs of that kind.
+    """
+    kinds = {item["kind"] for item in ours}
+    return [*ours, *(item for item in theirs if item["kind"] not in kinds)]
 
 
 def combined(*, key: Callable[[Any], Hashable] | None = None) -> Rule:

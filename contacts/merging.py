@@ -91,14 +91,12 @@ def merge_choices(first: Contact, second: Contact) -> list[FieldChoice]:
         FieldChoice(name, _shown(first, name), _shown(second, name))
         for name in CHOSEN_FIELDS
     ]
-    first_addresses = {a.kind: a for a in first.addresses.all()}
-    second_addresses = {a.kind: a for a in second.addresses.all()}
     for kind in AddressKind.values:
         rows.append(
             FieldChoice(
                 f"address:{kind}",
-                _address_text(first_addresses.get(kind)),
-                _address_text(second_addresses.get(kind)),
+                _addresses_text(first, kind),
+                _addresses_text(second, kind),
             )
         )
     return rows
@@ -117,7 +115,8 @@ def merge_contacts(
     Fields named in `take_from_merged` (CHOSEN_FIELDS and ADDRESS_CHOICES)
     take the merged contact's value where it has one; every other field keeps
     the survivor's, or takes the merged contact's where the survivor has none.
-    Aliases, tags, channels and the addresses of other kinds are combined
+    Aliases, tags, web addresses, channels and the addresses of other kinds
+    are combined
     without repeats, the merged contact's name becoming an alias; notes are
     joined; the later last_contacted_at is kept. Picks on cards move to the
     survivor, and so do the records of contacts merged into `merged` before.
@@ -258,8 +257,8 @@ def _rules(take_from_merged: Collection[str]) -> dict[str, Rule]:
 
     A chosen field or address kind takes the merged contact's value where it
     has one, any other keeps the survivor's where it has one; addresses come
-    in the order of their kinds. Aliases, tags and channels are combined,
-    the notes joined.
+    in the order of their kinds. Aliases, tags, web addresses and channels
+    are combined, the notes joined.
     """
 
     def chosen(name: str) -> Rule:
@@ -272,6 +271,7 @@ def _rules(take_from_merged: Collection[str]) -> dict[str, Rule]:
             for kind in AddressKind.values
         },
         "tags": combined(),
+        "urls": combined(),
         "notes": joined,
         "aliases": combined(key=fold_name),
         "channels": combined(key=channel_key),
@@ -285,5 +285,6 @@ def _shown(contact: Contact, name: str) -> Any:
     return dict(field.flatchoices).get(value, value) if field.choices else value
 
 
-def _address_text(address: Any) -> str:
-    return str(address) if address is not None else ""
+def _addresses_text(contact: Contact, kind: str) -> str:
+    """Return a contact's addresses of one kind, several joined by semicolons."""
+    return "; ".join(str(a) for a in contact.addresses.all() if a.kind == kind)

@@ -1,7 +1,9 @@
 """The household's address book and its mirror of Paperless-ngx."""
 
+import re
 import secrets
 
+import phonenumbers
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
@@ -9,6 +11,7 @@ from django.db import models
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from contacts.dates import STORED_DAY, validate_day
 from household.models import Household
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from yorik.indexes import (
@@ -86,6 +89,42 @@ class Contact(models.Model):
         verbose_name=_("tags"),
     )
     notes = models.TextField(blank=True, verbose_name=_("notes"))
+    organization = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_(
+            "The company or institution a person works for; a business's "
+            "own name when it differs from its display name."
+        ),
+        verbose_name=_("organization"),
+    )
+    title = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_("Job title or role, e.g. “Kieferorthopädin”."),
+        verbose_name=_("job title"),
+    )
+    birthday = models.CharField(
+        max_length=10,
+        blank=True,
+        validators=[validate_day],
+        help_text=_("1980-04-15, or --04-15 when the year is not known."),
+        verbose_name=_("birthday"),
+    )
+    anniversary = models.CharField(
+        max_length=10,
+        blank=True,
+        validators=[validate_day],
+        help_text=_("1980-04-15, or --04-15 when the year is not known."),
+        verbose_name=_("anniversary"),
+    )
+    urls = ArrayField(
+        models.CharField(max_length=1000),
+        default=list,
+        blank=True,
+        help_text=_("Web addresses, one a line."),
+        verbose_name=_("web addresses"),
+    )
     last_contacted_at = models.DateTimeField(
         null=True, blank=True, verbose_name=_("last contacted at")
     )
@@ -128,6 +167,15 @@ class Contact(models.Model):
             ),
             models.CheckConstraint(
                 condition=~models.Q(display_name=""), name="contact_has_display_name"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(birthday="") | models.Q(birthday__regex=STORED_DAY),
+                name="contact_birthday_day",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(anniversary="")
+                | models.Q(anniversary__regex=STORED_DAY),
+                name="contact_anniversary_day",
             ),
         ]
         indexes = [
@@ -181,6 +229,27 @@ class ChannelKind(models.TextChoices):
     OTHER = "other", pgettext_lazy("channel kind", "Other")
 
 
+# A phone kept as written has at least this many digits, the letters of a
+# vanity number counted as theirs: fewer are an extension or a short code.
+MIN_WRITTEN_PHONE_DIGITS = 7
+# How a number is written: digits first, then maybe a vanity number's letters
+# ("+1-800-MYFAX"); a text such as "BusinessPhone" is none.
+_WRITTEN_PHONE = re.compile(r"^\+?[\s().\-/]*\d[\d\s().\-/]*[\dA-Za-z\s().\-/]*$")
+_NON_DIGITS = re.compile(r"\D")
+
+
+def written_phone_digits(value: str) -> str:
+    """Return the digits of a phone number as written, vanity letters as digits."""
+    return _NON_DIGITS.sub("", phonenumbers.convert_alpha_characters_in_number(value))
+
+
+def is_written_phone(value: str) -> bool:
+    """Return whether a text is a phone number as written, with enough digits."""
+    return bool(_WRITTEN_PHONE.match(value)) and (
+        len(written_phone_digits(value)) >= MIN_WRITTEN_PHONE_DIGITS
+    )
+
+
 def normalize_channel_value(kind: str, value: str, region: str) -> str:
     """Return a channel value in its stored form, or raise a ValueError.
 
@@ -227,6 +296,14 @@ class ContactChannel(models.Model):
         verbose_name=_("value"),
     )
     label = models.CharField(max_length=64, blank=True, verbose_name=_("label"))
+    as_written = models.BooleanField(
+        default=False,
+        help_text=_(
+            "A phone number the phone library cannot read, kept as the address "
+            "book wrote it; a search still finds its digits."
+        ),
+        verbose_name=_("kept as written"),
+    )
 
     class Meta:
         verbose_name = _("contact channel")
@@ -239,8 +316,13 @@ class ContactChannel(models.Model):
             ),
             models.CheckConstraint(
                 condition=~models.Q(kind="phone")
+                | models.Q(as_written=True)
                 | models.Q(value__regex=r"^\+[1-9][0-9]{1,14}$"),
                 name="channel_phone_e164",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(as_written=False) | models.Q(kind="phone"),
+                name="channel_as_written_phone",
             ),
         ]
         indexes = [models.Index(fields=["household", "kind", "value"])]
@@ -253,8 +335,27 @@ class ContactChannel(models.Model):
         self.normalize_value()
 
     def normalize_value(self) -> None:
-        """Store the value in its normalised form, or raise naming the field."""
+        """Store the value in its normalised form, or raise naming the field.
+
+        A phone kept as written stays as it is, but needs its digits.
+        """
         if self.household_id is None:  # Reported as a missing household instead.
+            return
+        if self.as_written:
+            self.value = (self.value or "").strip()
+            if self.kind != ChannelKind.PHONE:
+                raise ValidationError(
+                    {"as_written": gettext("only a phone is kept as written")}
+                )
+            if not is_written_phone(self.value):
+                raise ValidationError(
+                    {
+                        "value": gettext(
+                            "not a phone number: it needs %(count)d digits"
+                        )
+                        % {"count": MIN_WRITTEN_PHONE_DIGITS}
+                    }
+                )
             return
         try:
             self.value = normalize_channel_value(
@@ -296,19 +397,28 @@ class Address(models.Model):
     line2 = models.CharField(
         max_length=200, blank=True, verbose_name=_("address line 2")
     )
+    extended = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text=_("Apartment, floor or building, as vCard's extended address."),
+        verbose_name=_("extended address"),
+    )
+    po_box = models.CharField(max_length=100, blank=True, verbose_name=_("PO box"))
     postcode = models.CharField(max_length=20, blank=True, verbose_name=_("postcode"))
     city = models.CharField(max_length=100, blank=True, verbose_name=_("city"))
+    region = models.CharField(
+        max_length=100, blank=True, verbose_name=_("region or state")
+    )
     country = models.CharField(max_length=100, blank=True, verbose_name=_("country"))
 
     class Meta:
         verbose_name = _("address")
         verbose_name_plural = _("addresses")
         db_table = "addresses"
+        # A contact may have several addresses of one kind; they keep the
+        # order they were written in, which is their ids' order.
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["contact", "kind"], name="address_kind_unique"
-            ),
             models.CheckConstraint(
                 condition=models.Q(kind__in=AddressKind.values),
                 name="address_kind_known",

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from typing import TypedDict
 
+from contacts.models import written_phone_digits
 from contacts.providers.categories import provider_tokens
 from people_search.engine.matching import concept_tokens, match_document
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
@@ -31,6 +32,7 @@ def contact_columns(
     emails: Sequence[str],
     phones: Sequence[str],
     region: str,
+    written_phones: Sequence[str] = (),
 ) -> ContactColumns:
     """Return a contact's folded sort name, search and match text, concepts and
     phone digits.
@@ -40,7 +42,9 @@ def contact_columns(
     provider categories its business name or tags name. `phones`
     are the E.164 values of its phone channels, read in the household's
     `region`; `phone_digits` holds their national significant digits, which a
-    phone query looks for with or without its country code.
+    phone query looks for with or without its country code. `written_phones`
+    are numbers kept as written (no E.164 to be had): all their digits are
+    kept, which hold what a query for such a number looks for.
     """
     return ContactColumns(
         sort_name=fold_name(display_name),
@@ -59,7 +63,12 @@ def contact_columns(
                 *provider_tokens(kind=kind, display_name=display_name, tags=tags),
             ]
         ),
-        phone_digits=" ".join(_national_digits(phone, region) for phone in phones),
+        phone_digits=" ".join(
+            [
+                *(_national_digits(phone, region) for phone in phones),
+                *(written_phone_digits(phone) for phone in written_phones),
+            ]
+        ),
     )
 
 

@@ -46,8 +46,8 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
             aliases=[alias.name for alias in contact.aliases.all()],
             tags=contact.tags,
             emails=[c.value for c in channels if c.kind == ChannelKind.EMAIL],
-            phones=[c.value for c in channels if c.kind == ChannelKind.PHONE],
             region=contact.household.default_region,
+            **_phones(channels),
         )
         for name, value in columns.items():
             setattr(contact, name, value)
@@ -228,7 +228,7 @@ def _checked(
     """Return the contact's rows validated and with their derived columns.
 
     Checks run in Python: field validation and channel normalisation
-    (full_clean), and an alias or address kind given twice. The model's
+    (full_clean), and an alias given twice. The model's
     check constraints restate the field rules, so they are not queried;
     the database enforces them and every unique constraint.
     """
@@ -259,15 +259,6 @@ def _checked(
     errors |= _repeated(
         alias_rows, "aliases", "name", lambda alias: gettext("is listed twice")
     )
-    errors |= _repeated(
-        address_rows,
-        "addresses",
-        "kind",
-        lambda address: (
-            gettext("more than one “%(kind)s” address")
-            % {"kind": address.get_kind_display()}
-        ),
-    )
     if errors:
         raise ValidationError(errors)
     columns = contact_columns(
@@ -279,12 +270,21 @@ def _checked(
         aliases=[alias.name for alias in alias_rows],
         tags=contact.tags,
         emails=[c.value for c in channel_rows if c.kind == ChannelKind.EMAIL],
-        phones=[c.value for c in channel_rows if c.kind == ChannelKind.PHONE],
         region=household.default_region,
+        **_phones(channel_rows),
     )
     for name, value in columns.items():
         setattr(contact, name, value)
     return CheckedContact(contact, alias_rows, channel_rows, address_rows)
+
+
+def _phones(channels: Iterable[ContactChannel]) -> dict[str, list[str]]:
+    """Return contact_columns' phones: E.164 ones, and those kept as written."""
+    phones = [c for c in channels if c.kind == ChannelKind.PHONE]
+    return {
+        "phones": [c.value for c in phones if not c.as_written],
+        "written_phones": [c.value for c in phones if c.as_written],
+    }
 
 
 def _repeated(

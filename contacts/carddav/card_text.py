@@ -1,23 +1,30 @@
 """A card's text as the sync writes it: the server's card with Yorik's properties set.
 
 Yorik models some of a card's properties (MODELED_PROPERTIES); every other
-line of the server's card (photo, birthday, a person's ORG, relations, X-
-lines of other programs) is kept as it was.
+line of the server's card (photo, relations, other programs' dates and X-
+lines) is kept as it was.
 """
 
 import re
 from dataclasses import dataclass
 
+from contacts.dates import day_from_vcard
+from contacts.vcard.reader import structured_value
 from contacts.vcard.vocabulary import CHAT_PROPERTIES
 
 # The properties the importer reads into a contact's fields: Yorik's export
-# replaces them on a card it writes. ORG is replaced only for a business.
+# replaces them on a card it writes.
 MODELED_PROPERTIES = frozenset(
     {
         "FN",
         "N",
         "KIND",
         "X-ABSHOWAS",
+        "ORG",
+        "TITLE",
+        "BDAY",
+        "ANNIVERSARY",
+        "X-ANNIVERSARY",
         "NICKNAME",
         "CATEGORIES",
         "NOTE",
@@ -32,6 +39,8 @@ MODELED_PROPERTIES = frozenset(
         *CHAT_PROPERTIES,
     }
 )
+# vCard 4.0 days as 3.0 writes them: 19800415 is 1980-04-15, --0415 --04-15.
+_DAY_LINE = re.compile(r"^(?P<head>[^:]*):(?P<value>.*)$", re.DOTALL)
 _LINE = re.compile(r"^(?:(?P<group>[A-Za-z0-9-]+)\.)?(?P<name>[A-Za-z0-9-]+)")
 
 
@@ -78,9 +87,8 @@ def merge_card_text(server: str, ours: str) -> str:
         if line.name not in ("BEGIN", "END", "VERSION", "PRODID")
     ]
     version = next((_value(line) for line in theirs if line.name == "VERSION"), "4.0")
+    mine = _with_their_organization(theirs, mine)
     replaced = set(MODELED_PROPERTIES)
-    if any(line.name == "ORG" for line in mine):
-        replaced.add("ORG")
     if any(line.name == "UID" for line in theirs):
         mine = [line for line in mine if line.name != "UID"]
     dropped_groups = {
@@ -114,6 +122,25 @@ def merge_card_text(server: str, ours: str) -> str:
     return "\r\n".join(lines) + "\r\n"
 
 
+def _with_their_organization(theirs: list[_Line], mine: list[_Line]) -> list[_Line]:
+    """Return our lines with the server's ORG line when it says the same.
+
+    Yorik keeps an organization's units joined ("Stadtwerke, Vertrieb"); the
+    server's `ORG:Stadtwerke;Vertrieb` stays as it is written.
+    """
+    their_org = [line for line in theirs if line.name == "ORG"]
+    our_org = [line for line in mine if line.name == "ORG"]
+    if len(their_org) != 1 or len(our_org) != 1 or their_org[0].group:
+        return mine
+    if _organization(their_org[0]) != _organization(our_org[0]):
+        return mine
+    return [their_org[0] if line.name == "ORG" else line for line in mine]
+
+
+def _organization(line: _Line) -> str:
+    return ", ".join(unit for unit in structured_value(_value(line), 8) if unit)
+
+
 def _as_vcard3(name: str, text: str) -> str:
     """Return a line of Yorik's 4.0 export as vCard 3.0 writes it ("" to drop)."""
     if name == "KIND":
@@ -121,6 +148,14 @@ def _as_vcard3(name: str, text: str) -> str:
     if name == "TEL":
         text = re.sub(r";VALUE=uri(?=[;:])", "", text, flags=re.IGNORECASE)
         text = re.sub(r":tel:", ":", text, count=1, flags=re.IGNORECASE)
+    if name in ("BDAY", "ANNIVERSARY"):
+        # 3.0 has no ANNIVERSARY: KDE, Evolution's exports and DAVx5 read this.
+        line = _DAY_LINE.match(text)
+        day = day_from_vcard(line["value"]) if line else None
+        head = line["head"] if line else name
+        if name == "ANNIVERSARY":
+            head = re.sub(r"ANNIVERSARY$", "X-ANNIVERSARY", head, flags=re.IGNORECASE)
+        return f"{head}:{day}" if day else ""
     return text
 
 

@@ -14,9 +14,8 @@ A run pulls, then pushes, then moves the sync token:
   (active or pending) becomes a new card with `If-None-Match: *`. The card is
   read, modified and written: the properties Yorik models are replaced with
   Yorik's export of the contact (contacts.vcard.exporter), every other line of
-  the server's card (photo, birthday, a person's ORG, relations, X- lines of
-  other programs) is kept as it was. A 412 pulls that card again and tries
-  once more.
+  the server's card (photo, relations, X- lines of other programs) is kept as
+  it was. A 412 pulls that card again and tries once more.
 - The sync token is stored only when everything above is done. Each card is
   written in its own transaction, so a fault (no connection, a timeout, a
   5xx) leaves every card not yet done as it was; the next run lists from the
@@ -24,12 +23,15 @@ A run pulls, then pushes, then moves the sync token:
 
 Conflicts. Each synced card keeps the server's card and the contact as they
 were after the last sync. Compared field by field with them (names, kind,
-relation, status, notes, aliases, tags, addresses, and the channels of each
-kind), a field only the server changed takes the server's value, a field only
-Yorik changed keeps Yorik's (and is pushed), and a field both changed to
+relation, status, notes, organization, job title, days, aliases, tags, web
+addresses, addresses, and the channels of each kind), a field only the
+server changed takes the server's value, a field only Yorik changed keeps
+Yorik's (and is pushed), and a field both changed to
 different values takes the server's, with Yorik's value added to the notes
 and reported. A server card without X-YORIK-RELATION or X-YORIK-STATUS (a
-phone may drop them) leaves those fields as they are.
+phone may drop them) leaves those fields as they are. A card synced before
+Yorik read LATER_KEYS is merged once more, so its contact gains them before
+a push could drop them from the card.
 """
 
 import hashlib
@@ -92,6 +94,8 @@ from yorik.statistics import analyze_after_commit
 
 # Other programs' cards leave these out; an empty value there says nothing.
 UNSAID_WHEN_EMPTY = ("relation", "status")
+# The fields a synced document holds since the sync reads them from cards.
+LATER_KEYS = ("organization", "title", "birthday", "anniversary", "urls")
 # A field as a conflict line and the contact's notes name it.
 FIELD_NAMES = {
     "display_name": pgettext_lazy("contact field", "name"),
@@ -101,8 +105,13 @@ FIELD_NAMES = {
     "relation": pgettext_lazy("contact field", "relation"),
     "status": pgettext_lazy("contact field", "status"),
     "notes": pgettext_lazy("contact field", "notes"),
+    "organization": pgettext_lazy("contact field", "organization"),
+    "title": pgettext_lazy("contact field", "job title"),
+    "birthday": pgettext_lazy("contact field", "birthday"),
+    "anniversary": pgettext_lazy("contact field", "anniversary"),
     "aliases": pgettext_lazy("contact field", "aliases"),
     "tags": pgettext_lazy("contact field", "tags"),
+    "urls": pgettext_lazy("contact field", "web addresses"),
     "addresses": pgettext_lazy("contact field", "addresses"),
     **{
         f"channels.{kind}": format_lazy(gettext_lazy("{kind} ids"), kind=label)
@@ -252,6 +261,9 @@ class _Sync:
             for href, etag in listing.etags.items()
             if href not in self.states or self.states[href].etag != etag
         ]
+        self._catch_up(
+            [state for href, state in self.states.items() if href not in changed]
+        )
         self._pull(changed)
         for href in gone:
             self._archive(self.states.pop(href))
@@ -316,19 +328,61 @@ class _Sync:
             self.report.conflicts.append(conflict)
         self.report.pulled += 1
 
+    def _catch_up(self, states: list[CardDavCard]) -> None:
+        """Give contacts what their unchanged cards hold that Yorik did not read.
+
+        A card synced before Yorik kept LATER_KEYS and every address was read
+        without them: its contact lacks the card's company, days, web
+        addresses and further addresses, and a push would remove them from
+        the card. Each such card is merged once more, as if the server had
+        just added them.
+        """
+        for state in states:
+            if state.contact_id is None or all(
+                key in state.document for key in LATER_KEYS
+            ):
+                continue
+            server, problem = read_vcard(state.card, household=self.household)
+            if problem:
+                continue
+            as_read_before = {
+                **server,
+                **{key: type(server[key])() for key in LATER_KEYS},
+                "addresses": state.document["addresses"],
+            }
+            with transaction.atomic():
+                conflict = self._merge_into_contact(
+                    state, state.etag, state.card, server, base_server=as_read_before
+                )
+            if conflict:
+                self.report.conflicts.append(conflict)
+
     def _merge_into_contact(
-        self, state: CardDavCard, etag: str, text: str, server: dict[str, Any]
+        self,
+        state: CardDavCard,
+        etag: str,
+        text: str,
+        server: dict[str, Any],
+        *,
+        base_server: Document | None = None,
     ) -> str:
-        """Write the merged contact and the card's state; return the conflict."""
+        """Write the merged contact and the card's state; return the conflict.
+
+        The server's side is compared with `base_server`, by default the
+        card as last synced read now.
+        """
         contact = (
             _contacts(self.household)
             .select_for_update(of=("self",))
             .get(pk=state.contact_id)
         )
         current = contact_document(contact)
-        base_server, base_problem = read_vcard(state.card, household=self.household)
+        if base_server is None:
+            base_server, problem = read_vcard(state.card, household=self.household)
+            if problem:
+                base_server = state.document
         merged, conflicts = merge_fields(
-            base_server=state.document if base_problem else base_server,
+            base_server=base_server,
             server=server,
             base=state.document,
             current=current,
@@ -582,7 +636,7 @@ def _shown(document: dict[str, Any], key: str) -> str:
             one_line_address(a["line1"], a["postcode"], a["city"])
             for a in document["addresses"]
         )
-    if key in ("aliases", "tags"):
+    if key in ("aliases", "tags", "urls"):
         return ", ".join(document[key])
     choices = {"kind": ContactKind, "status": ContactStatus}.get(key)
     if choices is not None and document[key] in choices.values:

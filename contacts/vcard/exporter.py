@@ -3,8 +3,12 @@
 Every contact but spam becomes one card, ordered by name. Labels that are a
 vCard TYPE word in the household's language ("mobil" is `TYPE=cell`) are
 written as that type; any other label goes into an item group's X-ABLabel,
-as Apple and Google write it. Chat ids are IMPP URIs, websites URL lines,
-other channels X-YORIK-CHANNEL lines. vCard has no place for who a contact
+as Apple and Google write it. Chat ids are IMPP URIs (an "other" channel
+labelled with a chat service's name too), web addresses URL lines, other
+channels X-YORIK-CHANNEL lines; a phone kept as written is written as it is.
+Organization, job title, birthday and anniversary are ORG, TITLE, BDAY and
+ANNIVERSARY; every address is an ADR with its PO box, extended address and
+region, line 2 as the street's second line. vCard has no place for who a contact
 is to the household nor for its status, so they travel as X-YORIK-RELATION
 and X-YORIK-STATUS (RELATED would name another person, see
 contacts.vcard.mapping). A contact without a vCard UID gets `yorik-<ref>`.
@@ -20,6 +24,7 @@ from vobject.base import ContentLine
 from vobject.vcard import Address as VCardAddress
 from vobject.vcard import Name
 
+from contacts.dates import day_for_vcard
 from contacts.documents import document_children
 from contacts.models import (
     ChannelKind,
@@ -30,9 +35,9 @@ from contacts.models import (
 )
 from contacts.vcard.vocabulary import (
     CHAT_LABELS,
+    CHAT_SERVICES,
     EXPORTED_ADDRESS_TYPES,
     EXPORTED_CHAT_SCHEMES,
-    WEBSITE_LABEL,
     type_for_label,
 )
 from household.models import Household
@@ -92,23 +97,38 @@ def _card(contact: Contact, *, language: str) -> str:
     card.add("fn", contact.display_name)
     if contact.kind == ContactKind.PERSON or contact.first_name or contact.last_name:
         card.add("n", Name(family=contact.last_name, given=contact.first_name))
+    organization = contact.organization
     if contact.kind == ContactKind.BUSINESS:
-        card.add("org", [contact.display_name])
+        organization = organization or contact.display_name
+    if organization:
+        card.add("org", [organization])
+    if contact.kind == ContactKind.BUSINESS:
         # Apple Contacts reads 3.0 and knows companies by this line instead.
         card.add("x-abshowas", "COMPANY")
+    if contact.title:
+        card.add("title", contact.title)
+    if contact.birthday:
+        card.add("bday", day_for_vcard(contact.birthday))
+    if contact.anniversary:
+        card.add("anniversary", day_for_vcard(contact.anniversary))
     for alias in contact.aliases.all():
         card.add("nickname", alias.name)
     groups = count(1)
     for channel in contact.channels.all():
         _add_channel(card, channel, language=language, groups=groups)
+    for url in contact.urls:
+        card.add("url", url)
     for address in contact.addresses.all():
+        street = "\n".join(line for line in (address.line1, address.line2) if line)
         card.add(
             "adr",
             VCardAddress(
-                street=address.line1,
-                extended=address.line2,
-                code=address.postcode,
+                box=address.po_box,
+                extended=address.extended,
+                street=street,
                 city=address.city,
+                region=address.region,
+                code=address.postcode,
                 country=address.country,
             ),
             type=EXPORTED_ADDRESS_TYPES[address.kind],
@@ -148,6 +168,8 @@ def _add_channel(
 def _channel_line(channel: ContactChannel) -> tuple[str, str, str]:
     """Return the property, value and implied label a channel is written as."""
     if channel.kind == ChannelKind.PHONE:
+        if channel.as_written:
+            return "tel", channel.value, ""
         return "tel", f"tel:{channel.value}", ""
     if channel.kind == ChannelKind.EMAIL:
         return "email", channel.value, ""
@@ -155,10 +177,13 @@ def _channel_line(channel: ContactChannel) -> tuple[str, str, str]:
         scheme = EXPORTED_CHAT_SCHEMES[channel.kind]
         uri = f"{scheme}:{quote(channel.value, safe=_URI_SAFE)}"
         return "impp", uri, CHAT_LABELS[channel.kind]
-    if channel.value.startswith(("https://", "http://")):
-        return "url", channel.value, WEBSITE_LABEL
+    if channel.label in CHAT_SERVICES:
+        uri = f"{CHAT_SERVICES[channel.label]}:{quote(channel.value, safe=_URI_SAFE)}"
+        return "impp", uri, channel.label
     return "x-yorik-channel", channel.value, ""
 
 
 def _uri(channel: ContactChannel) -> dict[str, str]:
-    return {"value": "uri"} if channel.kind == ChannelKind.PHONE else {}
+    if channel.kind == ChannelKind.PHONE and not channel.as_written:
+        return {"value": "uri"}
+    return {}

@@ -18,7 +18,7 @@ from contacts.documents import (
     Document,
     Rule,
     added,
-    address_key,
+    added_kinds,
     channel_key,
     contact_document,
     document_children,
@@ -194,16 +194,20 @@ def _import(
     """Import the file as import_vcards does; raise _TimedOut past the deadline."""
     check_vcard_size(len(data))
     region, language = household.default_region, household.language
-    text, notes = decode(data)
-    summary = ImportSummary(warnings=notes)
-    raws = split_cards(text)
+    decoded = decode(data)
+    summary = ImportSummary(warnings=decoded.warnings)
+    raws = split_cards(decoded.text)
     cards: list[Card] = []
     with cyclic_gc_paused():
         for raw in raws:
             deadline.check(raw.number, len(raws))
-            cards.append(read_card(raw, region=region, language=language))
+            cards.append(
+                read_card(
+                    raw, region=region, language=language, encoding=decoded.encoding
+                )
+            )
     if not cards:
-        summary.file_problem = not_a_vcard_file(text)
+        summary.file_problem = not_a_vcard_file(decoded.text)
         return summary
     relate_cards(cards)
     with transaction.atomic():
@@ -283,7 +287,7 @@ def _card_addresses(
     stored: list[dict[str, str]], card: list[dict[str, str]]
 ) -> list[dict[str, str]]:
     """Return the card's addresses, then the stored ones of kinds it has none of."""
-    return added(key=address_key)(card, stored)
+    return added_kinds(card, stored)
 
 
 # A card sets what it carries and keeps what it leaves out. A channel the card

@@ -1,17 +1,21 @@
 """Read vCard bytes into cards of properties, in time that grows with the file.
 
-Pure: no model, no database. The bytes are decoded (a byte order mark, else
-UTF-8 or the charset a line names, else FALLBACK_ENCODING), split into cards
-on their BEGIN:VCARD and END:VCARD lines, binary values blanked out, the rest
-unfolded in one pass and each property read into vobject's content line by a
-pattern that never backtracks.
+Pure: no model, no database. The bytes are decoded (a byte order mark or
+UTF-16 text, else UTF-8 or the charset a line names, else FALLBACK_ENCODING;
+a folded line is decoded with the lines it continues, since a fold may split
+a character), split into cards on their BEGIN:VCARD and END:VCARD lines,
+binary values blanked out, the rest unfolded in one pass and each property
+read into vobject's content line by a pattern that never backtracks.
+Quoted-printable values that name no charset are read in the file's.
 """
 
 import codecs
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+import charset_normalizer
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -20,6 +24,17 @@ from vobject.vcard import splitFields
 
 # Old Windows address books write their own code page and say nothing.
 FALLBACK_ENCODING = "cp1252"
+# What quoted-printable bytes that name no charset and are no UTF-8 can be:
+# the code pages of the programs that write them (Outlook, old phones).
+QUOTED_PRINTABLE_CHARSETS = ["cp1252", "iso8859_15", "iso8859_2", "latin_1"]
+# Their names as people know them, by Python's codec name.
+_CHARSET_NAMES = {
+    "cp1252": "Windows-1252",
+    "iso8859-15": "ISO-8859-15",
+    "iso8859-2": "ISO-8859-2",
+    "iso8859-1": "ISO-8859-1",
+}
+_QUOTED_PRINTABLE = "QUOTED-PRINTABLE"
 # The largest card that is read; a card over either cap is skipped with its
 # reason and the rest of the file imported. A value counts as the file writes
 # it, unfolded, before quoted-printable decoding: 64 Ki characters are some
@@ -66,6 +81,9 @@ _BYTE_ORDER_MARKS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+# Every vCard file starts so; in UTF-16 without a byte order mark, each of
+# its letters comes with a zero byte.
+_FIRST_LINE = "BEGIN:VCARD"
 # Lines named in a warning before "and N more".
 _LISTED_LINES = 5
 _FN_LINE = re.compile(r"^(?:[\w-]+\.)?FN[;:]", re.IGNORECASE)
@@ -87,47 +105,77 @@ class RawCard:
 class ParsedCard:
     """A card's properties as vobject's content lines, or why it cannot be read.
 
-    `dropped` says which lines were left out and why. A card with a `problem`
+    `dropped` says which lines were left out and why, `binaries` the binary
+    properties (PHOTO and the like) left out unread. A card with a `problem`
     has no lines; `name` is then its FN, when that can be read.
     """
 
     number: int
     lines: list[ContentLine] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
+    binaries: list[str] = field(default_factory=list)
     problem: str = ""
     name: str = ""
 
 
-def decode(data: bytes) -> tuple[str, list[str]]:
-    """Return the file's text and a warning when lines had to be guessed.
+@dataclass
+class DecodedFile:
+    """A file's text, what had to be guessed to read it, and its encoding.
 
-    A byte order mark names UTF-16 or UTF-32. Otherwise each line is read in
-    the charset its property declares (vCard 2.1 `CHARSET=`), else as UTF-8,
-    else as FALLBACK_ENCODING; folded lines take their property's charset.
+    `encoding` is what a quoted-printable value that names no charset is
+    read in: the charset the rest of the file is in, else the one its
+    quoted-printable bytes are detected to be.
+    """
+
+    text: str
+    warnings: list[str] = field(default_factory=list)
+    encoding: str = "utf-8"
+
+
+def decode(data: bytes) -> DecodedFile:
+    """Return the file's text, and a warning for each thing that had to be guessed.
+
+    A byte order mark names UTF-16 or UTF-32, and a file that starts with
+    BEGIN:VCARD in UTF-16 is read so. Otherwise each property is read in the
+    charset it declares (vCard 2.1 `CHARSET=`), else as UTF-8, else as
+    FALLBACK_ENCODING; a folded property is decoded whole (RFC 6350 §3.2:
+    a fold may split a UTF-8 character) and keeps its lines.
     """
     for mark, encoding in _BYTE_ORDER_MARKS:
         if data.startswith(mark):
-            return data.decode(encoding, errors="replace"), []
+            return _with_encoding(data.decode(encoding, errors="replace"), [], "")
+    utf16 = _utf16_without_mark(data)
+    if utf16:
+        return _with_encoding(data.decode(utf16, errors="replace"), [], "")
     data = data.removeprefix(codecs.BOM_UTF8)
     if not _DECLARED_CHARSET.search(data):
         try:
-            return data.decode("utf-8"), []
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             pass
+        else:
+            return _with_encoding(text, [], "" if data.isascii() else "utf-8")
     texts: list[str] = []
     guessed: list[int] = []
-    charset = ""
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        if line[:1] not in (b" ", b"\t"):
-            declared = _CHARSET.match(line)
-            charset = declared[1].decode("ascii", "replace").strip() if declared else ""
-        text = _decoded_line(line, charset)
-        if text is None:
-            guessed.append(number)
-            text = line.decode(FALLBACK_ENCODING, errors="replace")
-        texts.append(text)
+    # The charsets of the lines that are no ASCII, as they were read.
+    read_in: Counter[str] = Counter()
+    for start, group, charset in _folded_groups(data.split(b"\n")):
+        decoded = _decoded_group(group, charset)
+        if decoded is None:
+            guessed += [
+                start + index for index, line in enumerate(group) if not line.isascii()
+            ]
+            lines = [line.decode(FALLBACK_ENCODING, "replace") for line in group]
+            used = FALLBACK_ENCODING
+        else:
+            lines, used = decoded
+        if used:
+            read_in[used] += 1
+        texts += lines
+    encoding = read_in.most_common(1)[0][0] if read_in else ""
+    text = "\n".join(texts)
     if not guessed:
-        return "\n".join(texts), []
+        return _with_encoding(text, [], encoding)
     listed = ", ".join(str(number) for number in guessed[:_LISTED_LINES])
     more = len(guessed) - _LISTED_LINES
     if more > 0:
@@ -139,23 +187,124 @@ def decode(data: bytes) -> tuple[str, list[str]]:
         "read as Windows-1252; check their accented letters.",
         len(guessed),
     ) % {"lines": listed}
-    return "\n".join(texts), [warning]
+    return _with_encoding(text, [warning], encoding)
 
 
-def _decoded_line(line: bytes, charset: str) -> str | None:
-    """Return a line in its declared charset or UTF-8; None when it is neither."""
-    if line.isascii():
-        return line.decode("ascii")
+def _utf16_without_mark(data: bytes) -> str | None:
+    """Return the UTF-16 codec of a file that starts BEGIN:VCARD in it, or None."""
+    head = data[: 4 * len(_FIRST_LINE)]
+    if b"\x00" not in head:
+        return None
+    for encoding in ("utf-16-le", "utf-16-be"):
+        text = head.decode(encoding, errors="ignore").lstrip()
+        if text.upper().startswith(_FIRST_LINE):
+            return encoding
+    return None
+
+
+def _folded_groups(
+    lines: list[bytes],
+) -> Iterator[tuple[int, list[bytes], str]]:
+    """Yield each property's physical lines, its first line's number and charset.
+
+    A line that starts with a space or a tab continues the one before it.
+    """
+    group: list[bytes] = []
+    start, charset = 1, ""
+    for number, line in enumerate(lines, start=1):
+        if line[:1] in (b" ", b"\t") and group:
+            group.append(line)
+            continue
+        if group:
+            yield start, group, charset
+        declared = _CHARSET.match(line)
+        charset = declared[1].decode("ascii", "replace").strip() if declared else ""
+        group, start = [line], number
+    if group:
+        yield start, group, charset
+
+
+def _decoded_group(lines: list[bytes], charset: str) -> tuple[list[str], str] | None:
+    """Return a property's lines decoded and the charset they were read in.
+
+    The charset is "" when the lines are ASCII. A character split by a fold
+    is decoded whole and stays on the line the fold continues to. None when
+    the lines are neither UTF-8 nor in their declared charset.
+    """
+    if all(line.isascii() for line in lines):
+        return [line.decode("ascii") for line in lines], ""
     # Valid UTF-8 is hardly ever text in another charset, and some exporters
     # declare ISO-8859-1 over UTF-8 bytes; so UTF-8 is tried first.
     for encoding in ("utf-8", charset):
         if not encoding:
             continue
         try:
-            return line.decode(encoding)
-        except (UnicodeDecodeError, LookupError):
+            decoder = codecs.getincrementaldecoder(encoding)()
+        except LookupError:
+            continue
+        try:
+            return _decoded_folds(lines, decoder), encoding
+        except UnicodeDecodeError:
             continue
     return None
+
+
+def _decoded_folds(lines: list[bytes], decoder: codecs.IncrementalDecoder) -> list[str]:
+    """Return folded lines decoded one after the other by one decoder.
+
+    Each line's line end and fold (the leading space or tab) are no part of
+    the text the decoder reads.
+    """
+    texts = []
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        body, end = (line[:-1], "\r") if line.endswith(b"\r") else (line, "")
+        fold = ""
+        if index:
+            fold, body = body[:1].decode("ascii"), body[1:]
+        texts.append(fold + decoder.decode(body, final=index == last) + end)
+    return texts
+
+
+def _with_encoding(text: str, warnings: list[str], encoding: str) -> DecodedFile:
+    """Return the decoded file; detect its encoding when the text does not tell.
+
+    The text tells nothing when it is ASCII (or UTF-16) but for its
+    quoted-printable values: their bytes are read as UTF-8 when they are,
+    else as the likeliest of QUOTED_PRINTABLE_CHARSETS, and that is said.
+    """
+    if encoding:
+        return DecodedFile(text, warnings, encoding)
+    payload = b"".join(
+        _quoted_printable_bytes(value) for value in _undeclared_quoted_printable(text)
+    )
+    try:
+        payload.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return DecodedFile(text, warnings, "utf-8")
+    best = charset_normalizer.from_bytes(
+        payload, cp_isolation=QUOTED_PRINTABLE_CHARSETS
+    ).best()
+    detected = best.encoding if best is not None else FALLBACK_ENCODING
+    warning = _(
+        "Quoted-printable values name no charset and are not UTF-8: read as "
+        "%(charset)s; check their accented letters."
+    ) % {"charset": _CHARSET_NAMES.get(codecs.lookup(detected).name, detected)}
+    return DecodedFile(text, [*warnings, warning], detected)
+
+
+def _undeclared_quoted_printable(text: str) -> Iterator[str]:
+    """Yield the quoted-printable values of the text that name no charset."""
+    for line, _number in logical_lines(_LINE_BREAK.split(text)):
+        head = line.partition(":")[0].upper()
+        if _QUOTED_PRINTABLE in head and "CHARSET=" not in head:
+            yield line.partition(":")[2]
+
+
+def _quoted_printable_bytes(value: str) -> bytes:
+    return codecs.decode(value.encode("utf-8"), "quoted-printable")
 
 
 def not_a_vcard_file(text: str) -> str:
@@ -211,21 +360,23 @@ def split_cards(text: str) -> list[RawCard]:
     return cards
 
 
-def parse_card(raw: RawCard) -> ParsedCard:
+def parse_card(raw: RawCard, *, encoding: str = "") -> ParsedCard:
     """Return the card's properties, or why it is skipped.
 
     A card over MAX_CARD_LINES lines or with a value over MAX_VALUE_LENGTH
     characters is skipped; a line that is no property or cannot be read is
-    dropped and said so, the rest of the card kept.
+    dropped and said so, the rest of the card kept. A quoted-printable value
+    that names no charset is read in `encoding`, the file's (else UTF-8).
     """
     if raw.problem:
-        return _skipped(raw, raw.problem)
-    kept = _without_binaries(raw.lines)
+        return _skipped(raw, problem=raw.problem, encoding=encoding)
+    kept, binaries = _without_binaries(raw.lines)
     count = sum(1 for line in kept if line)
     if count > MAX_CARD_LINES:
         return _skipped(
             raw,
-            _("has %(count)s lines, more than the %(limit)s a card may have")
+            encoding=encoding,
+            problem=_("has %(count)s lines, more than the %(limit)s a card may have")
             % {
                 "count": number_format(count, force_grouping=True),
                 "limit": number_format(MAX_CARD_LINES, force_grouping=True),
@@ -249,7 +400,8 @@ def parse_card(raw: RawCard) -> ParsedCard:
         if length > MAX_VALUE_LENGTH:
             return _skipped(
                 raw,
-                _(
+                encoding=encoding,
+                problem=_(
                     "%(property)s has %(length)s characters, more than the "
                     "%(limit)s a value may have"
                 )
@@ -260,7 +412,7 @@ def parse_card(raw: RawCard) -> ParsedCard:
                 },
             )
         try:
-            line = _content_line(text, number)
+            line = _content_line(text, number, encoding)
         except (ValueError, LookupError) as error:
             reason = str(error)
         else:
@@ -272,12 +424,12 @@ def parse_card(raw: RawCard) -> ParsedCard:
             _("line %(line)d ignored: cannot be read: %(reason)s")
             % {"line": line_number, "reason": reason}
         )
-    return ParsedCard(raw.number, lines, dropped)
+    return ParsedCard(raw.number, lines, dropped, binaries)
 
 
-def _skipped(raw: RawCard, problem: str) -> ParsedCard:
+def _skipped(raw: RawCard, *, problem: str, encoding: str) -> ParsedCard:
     """Return a card that is not read, named by its FN when that can be read."""
-    return ParsedCard(raw.number, problem=problem, name=_name_of(raw.lines))
+    return ParsedCard(raw.number, problem=problem, name=_name_of(raw.lines, encoding))
 
 
 def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
@@ -319,28 +471,43 @@ def logical_lines(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
         yield "".join(parts), start
 
 
-def _content_line(text: str, number: int) -> ContentLine | None:
+def _content_line(text: str, number: int, encoding: str = "") -> ContentLine | None:
     """Return a property read into vobject's content line, or None if it is none.
 
-    Raise ValueError or LookupError when a quoted-printable value is not in
-    its charset.
+    A quoted-printable value is decoded here, in its CHARSET, else in
+    `encoding`, else as UTF-8 (vobject would read it as UTF-8 whatever the
+    file). Raise ValueError or LookupError when it is not in that charset.
     """
     match = _CONTENT_LINE.fullmatch(text)
     if match is None:
         return None
+    params = parseParams(match["params"])
+    value = match["value"]
+    if any(_is_quoted_printable(param) for param in params):
+        params = [param for param in params if not _is_quoted_printable(param)]
+        charset = next(
+            (p[1] for p in params if p[0].upper() == "CHARSET" and len(p) > 1), ""
+        )
+        value = _quoted_printable_bytes(value).decode(charset or encoding or "utf-8")
     return ContentLine(
         # vobject reads Lotus Notes' underscores as dashes.
         match["name"].replace("_", "-"),
-        parseParams(match["params"]),
-        match["value"],
+        params,
+        value,
         match["group"],
         encoded=True,
         lineNumber=number,
     )
 
 
-def _without_binaries(lines: list[str]) -> list[str]:
-    """Return the lines with PHOTO-like properties and their values blanked out.
+def _is_quoted_printable(param: list[str]) -> bool:
+    """Return whether a parameter says the value is quoted-printable (2.1 or 3.0)."""
+    words = [word.upper() for word in param]
+    return words == [_QUOTED_PRINTABLE] or words == ["ENCODING", _QUOTED_PRINTABLE]
+
+
+def _without_binaries(lines: list[str]) -> tuple[list[str], list[str]]:
+    """Return the lines with PHOTO-like properties blanked out, and their names.
 
     Yorik keeps none of them, so they are neither read nor counted toward a
     card's caps (MAX_CARD_LINES). A binary value ends at the next line
@@ -349,22 +516,25 @@ def _without_binaries(lines: list[str]) -> list[str]:
     line numbers.
     """
     kept: list[str] = []
+    names: list[str] = []
     dropping = False
     for line in lines:
         if _BINARY_LINE.match(line):
             dropping = True
+            name = _PROPERTY.match(line)
+            names.append(name[1].upper() if name else "")
         elif dropping and _PROPERTY.match(line):
             dropping = False
         kept.append("" if dropping else line)
-    return kept
+    return kept, [name for name in names if name]
 
 
-def _name_of(lines: list[str]) -> str:
+def _name_of(lines: list[str], encoding: str) -> str:
     """Return the FN of a card that is not read, when its FN line can be read."""
     for number, line in enumerate(lines, start=1):
         if _FN_LINE.match(line):
             try:
-                content = _content_line(line, number)
+                content = _content_line(line, number, encoding)
             except (ValueError, LookupError):
                 return ""
             return text_value(content.value) if content is not None else ""

@@ -68,6 +68,35 @@ CHAT_SCHEMES: dict[str, str] = {
     "telegram": ChannelKind.TELEGRAM,
     "tg": ChannelKind.TELEGRAM,
 }
+# Chat services without a channel kind of their own: "other" channels
+# labelled with the service's name, written as IMPP with its URI scheme.
+CHAT_SERVICES: dict[str, str] = {
+    "Jabber": "xmpp",
+    "Skype": "skype",
+    "AIM": "aim",
+    "ICQ": "icq",
+    "MSN": "msnim",
+    "Yahoo": "ymsgr",
+    "Google Talk": "gtalk",
+    "Gadu-Gadu": "gg",
+    "GroupWise": "groupwise",
+    "QQ": "qq",
+    "IRC": "irc",
+    "Matrix": "matrix",
+}
+# The service an IMPP URI scheme or Apple's X-SERVICE-TYPE names, by its
+# lower-case spelling.
+CHAT_SERVICE_NAMES: dict[str, str] = {
+    **{service.lower(): service for service in CHAT_SERVICES},
+    **{scheme: service for service, scheme in CHAT_SERVICES.items()},
+    "jabber": "Jabber",
+    "msn": "MSN",
+    "googletalk": "Google Talk",
+    "gadugadu": "Gadu-Gadu",
+    "facebook": "Facebook",
+}
+# The older chat properties of Evolution, KDE, Apple and Android (before
+# IMPP): a chat kind, or "other" with its service's name as the label.
 CHAT_PROPERTIES: dict[str, tuple[str, str]] = {
     "X-WHATSAPP": (ChannelKind.WHATSAPP, ""),
     "X-SIGNAL": (ChannelKind.SIGNAL, ""),
@@ -75,7 +104,58 @@ CHAT_PROPERTIES: dict[str, tuple[str, str]] = {
     "X-JABBER": (ChannelKind.OTHER, "Jabber"),
     "X-SKYPE": (ChannelKind.OTHER, "Skype"),
     "X-SKYPE-USERNAME": (ChannelKind.OTHER, "Skype"),
+    "X-AIM": (ChannelKind.OTHER, "AIM"),
+    "X-ICQ": (ChannelKind.OTHER, "ICQ"),
+    "X-MSN": (ChannelKind.OTHER, "MSN"),
+    "X-YAHOO": (ChannelKind.OTHER, "Yahoo"),
+    "X-GOOGLE-TALK": (ChannelKind.OTHER, "Google Talk"),
+    "X-GTALK": (ChannelKind.OTHER, "Google Talk"),
+    "X-GADUGADU": (ChannelKind.OTHER, "Gadu-Gadu"),
+    "X-GROUPWISE": (ChannelKind.OTHER, "GroupWise"),
+    "X-QQ": (ChannelKind.OTHER, "QQ"),
 }
+# Properties that carry a contact's anniversary: vCard 4.0's and the X-
+# forms of vCard 3.0 programs (KDE and DAVx5, Evolution, Outlook).
+ANNIVERSARY_PROPERTIES = frozenset(
+    {
+        "ANNIVERSARY",
+        "X-ANNIVERSARY",
+        "X-EVOLUTION-ANNIVERSARY",
+        "X-MS-ANNIVERSARY",
+        "X-KADDRESSBOOK-X-ANNIVERSARY",
+    }
+)
+# The Android contact event types (X-ANDROID-CUSTOM contact_event) Yorik keeps.
+ANDROID_EVENT_TYPES = {"1": "anniversary", "3": "birthday"}
+# Properties that hold nothing of a contact: the card's own bookkeeping,
+# labels read with their item group, display hints. A card that has them
+# loses nothing; every other property Yorik does not read is reported.
+UNREPORTED_PROPERTIES = frozenset(
+    {
+        "BEGIN",
+        "END",
+        "VERSION",
+        "PRODID",
+        "REV",
+        "SOURCE",
+        "NAME",
+        "PROFILE",
+        "CLIENTPIDMAP",
+        "SORT-STRING",
+        "X-ABLABEL",
+        "X-ABADR",
+        "X-ABUID",
+        "X-ABCROP-RECTANGLE",
+        "X-IMAGETYPE",
+        "X-IMAGEHASH",
+        "X-SHARED-PHOTO-DISPLAY-PREF",
+        "X-EVOLUTION-FILE-AS",
+        "X-EVOLUTION-LIST-SHOW-ADDRESSES",
+        "X-MOZILLA-HTML",
+        "X-MS-OL-DEFAULT-POSTAL-ADDRESS",
+        "X-MS-OL-DESIGN",
+    }
+)
 # The label a chat channel gets when the card names none; the exporter
 # leaves this label out again.
 CHAT_LABELS = {

@@ -75,6 +75,9 @@ def test_a_full_home_address_is_complete(api, household, letter):
             "postcode": "10115",
             "city": "Berlin",
             "country": "DE",
+            "po_box": "",
+            "extended": "",
+            "region": "",
         },
         "missing": [],
         "contact_name": "Hans Becker",
@@ -101,8 +104,48 @@ def test_a_complete_work_address_wins_over_an_incomplete_home(api, household, le
         "postcode": "",
         "city": "Potsdam",
         "country": "",
+        "po_box": "",
+        "extended": "",
+        "region": "",
     }
     assert body["missing"] == []
+
+
+def test_a_letter_gets_the_po_box_extended_address_and_state(api, household, letter):
+    # Given a contact whose first home address is incomplete and whose second,
+    # read from a US address book, has a PO box, an extended address and a state
+    ruth = build_contact(
+        household,
+        "Ruth Adler",
+        addresses=[
+            {"kind": "home", "city": "Köln"},
+            {
+                "kind": "home",
+                "line1": "1 Main Street",
+                "extended": "Apt. 4B",
+                "po_box": "PO Box 17",
+                "city": "Springfield",
+                "region": "IL",
+                "postcode": "62704",
+                "country": "USA",
+            },
+        ],
+    )
+
+    response = check(api, ruth, letter)
+
+    # Then the complete one of the two is chosen, with everything a letter needs
+    assert response.json()["address"] == {
+        "line1": "1 Main Street",
+        "line2": "",
+        "postcode": "62704",
+        "city": "Springfield",
+        "country": "USA",
+        "po_box": "PO Box 17",
+        "extended": "Apt. 4B",
+        "region": "IL",
+    }
+    assert response.json()["complete"] is True
 
 
 def test_with_nothing_complete_the_preferred_partial_address_is_completed(

@@ -3,7 +3,7 @@
 from contacts.documents import (
     FIELDS,
     added,
-    address_key,
+    added_kinds,
     changed_fields,
     channel_key,
     combined,
@@ -136,12 +136,21 @@ def test_added_merges_an_item_both_have_by_its_twin_rule():
     ]
 
 
-def test_added_the_other_way_round_puts_theirs_first():
-    rule = added(key=address_key)
-    stored = [address("home", "Köln"), address("work", "Bonn")]
-    card = [address("work", "Aachen")]
+def test_added_kinds_replace_every_item_of_a_kind_and_keep_the_others():
+    stored = [
+        address("home", "Köln"),
+        address("work", "Bonn"),
+        address("home", "Sylt"),
+        address("work", "Jena"),
+    ]
+    card = [address("work", "Aachen"), address("work", "Trier")]
 
-    assert rule(card, stored) == [address("work", "Aachen"), address("home", "Köln")]
+    assert added_kinds(card, stored) == [
+        address("work", "Aachen"),
+        address("work", "Trier"),
+        address("home", "Köln"),
+        address("home", "Sylt"),
+    ]
 
 
 def test_combined_drops_repeats_and_empty_items_on_both_sides():

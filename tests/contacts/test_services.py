@@ -50,7 +50,6 @@ def test_a_bad_row_is_reported_with_its_path_and_nothing_is_written(household):
 
 def test_errors_have_the_keys_create_contact_gives_them(household):
     row = person(0, kind="robot")
-    row["addresses"].append({"kind": "home", "city": "Hamburg"})
 
     with pytest.raises(ValidationError) as bulk:
         create_contacts(household=household, rows=[row])
@@ -63,13 +62,25 @@ def test_errors_have_the_keys_create_contact_gives_them(household):
     assert single.value.message_dict == {
         "kind": ["Value 'robot' is not a valid choice."]
     }
-    with pytest.raises(ValidationError) as children:
-        create_contacts(
-            household=household, rows=[person(0, addresses=row["addresses"])]
-        )
-    assert children.value.message_dict == {
-        "[0].addresses[1].kind": ["more than one “Home” address"]
-    }
+
+
+def test_a_contact_keeps_several_addresses_of_one_kind_in_their_order(household):
+    homes = [
+        {"kind": "home", "line1": "Hauptstr. 5", "city": "Berlin"},
+        {"kind": "work", "line1": "Am Hafen 1", "city": "Kiel"},
+        {"kind": "home", "po_box": "12 34", "city": "Sylt", "region": "SH"},
+    ]
+
+    (contact,) = create_contacts(household=household, rows=[person(0, addresses=homes)])
+
+    assert [
+        (a.kind, a.line1, a.po_box, a.city, a.region)
+        for a in contact.addresses.order_by("pk")
+    ] == [
+        ("home", "Hauptstr. 5", "", "Berlin", ""),
+        ("work", "Am Hafen 1", "", "Kiel", ""),
+        ("home", "", "12 34", "Sylt", "SH"),
+    ]
 
 
 def test_a_ref_or_vcard_uid_given_twice_is_an_error(household):
@@ -86,8 +97,6 @@ def test_a_ref_or_vcard_uid_given_twice_is_an_error(household):
 
 def test_the_errors_are_in_the_active_language(household):
     row = person(0, ref="c1", aliases=["Anni", "Anni"])
-    row["addresses"].append({"kind": "work", "city": "Hamburg"})
-    row["addresses"].append({"kind": "work", "city": "Bremen"})
 
     with translation.override("de"), pytest.raises(ValidationError) as children:
         create_contacts(household=household, rows=[row])
@@ -96,10 +105,18 @@ def test_the_errors_are_in_the_active_language(household):
 
     assert children.value.message_dict == {
         "[0].aliases[1].name": ["steht doppelt in der Liste"],
-        "[0].addresses[2].kind": ["mehr als eine Adresse der Art „Arbeit“"],
     }
     assert twice.value.message_dict == {
         "[1].ref": ["'c1' steht schon als ref in Zeile 0"]
+    }
+
+
+def test_a_day_that_is_none_is_refused_in_the_active_language(household):
+    with translation.override("de"), pytest.raises(ValidationError) as error:
+        create_contacts(household=household, rows=[person(0, birthday="1980-02-30")])
+
+    assert error.value.message_dict == {
+        "[0].birthday": ["Datum als 1980-04-15 angeben, oder ohne Jahr als --04-15."]
     }
 
 

@@ -45,16 +45,41 @@ def test_a_3_0_card_keeps_its_version_other_lines_and_item_groups():
     ]
 
 
-def test_a_4_0_card_gets_our_4_0_lines_and_a_persons_org_stays():
-    server = "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Anna\r\nORG:Stadtwerke\r\nEND:VCARD\r\n"
-    ours = "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:u1\r\nFN:Anna Roth\r\nEND:VCARD\r\n"
+def test_a_4_0_card_gets_our_4_0_lines_and_a_persons_org_is_ours():
+    server = (
+        "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Anna\r\nORG:Stadtwerke\r\n"
+        "BDAY:--0415\r\nGENDER:F\r\nEND:VCARD\r\n"
+    )
+    ours = (
+        "BEGIN:VCARD\r\nVERSION:4.0\r\nUID:u1\r\nFN:Anna Roth\r\n"
+        "ORG:Stadtwerke Kiel\r\nBDAY:19800415\r\nEND:VCARD\r\n"
+    )
 
     assert lines(merge_card_text(server, ours)) == [
         "BEGIN:VCARD",
         "VERSION:4.0",
         "UID:u1",
         "FN:Anna Roth",
-        "ORG:Stadtwerke",
+        "ORG:Stadtwerke Kiel",
+        "BDAY:19800415",
+        "GENDER:F",
+        "END:VCARD",
+    ]
+
+
+def test_a_3_0_card_gets_days_and_the_anniversary_the_3_0_way():
+    server = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Anna\r\nEND:VCARD\r\n"
+    ours = (
+        "BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Anna Roth\r\nBDAY:--0415\r\n"
+        "ANNIVERSARY:20050611\r\nEND:VCARD\r\n"
+    )
+
+    assert lines(merge_card_text(server, ours)) == [
+        "BEGIN:VCARD",
+        "VERSION:3.0",
+        "FN:Anna Roth",
+        "BDAY:--04-15",
+        "X-ANNIVERSARY:2005-06-11",
         "END:VCARD",
     ]
 
@@ -68,8 +93,13 @@ def document(**fields):
         "relation": "",
         "status": "active",
         "notes": "",
+        "organization": "",
+        "title": "",
+        "birthday": "",
+        "anniversary": "",
         "aliases": [],
         "tags": [],
+        "urls": [],
         "channels": [],
         "addresses": [],
         **fields,

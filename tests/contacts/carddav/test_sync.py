@@ -370,6 +370,124 @@ def test_properties_yorik_does_not_model_survive_its_push(
     assert phones_of(contact(household, "Anna Roth")) == ["+491701111111"]
 
 
+SABINE = [
+    "ORG:Charité;Kardiologie",
+    "TITLE:Oberärztin",
+    "BDAY:--04-15",
+    "X-ANNIVERSARY:2005-06-11",
+    "X-JABBER:sabine@jabber.example",
+    "URL:https://sabine-roth.example",
+    "TEL;TYPE=WORK:+94 (0800) 2255337",
+    "ADR;TYPE=HOME:Postfach 12 34;;;Köln;;50441;Deutschland",
+    "ADR;TYPE=HOME:;c/o Nowak;Seeweg 1;Plön;Schleswig-Holstein;24306;Deutschland",
+]
+
+
+def synced_fields(found: Contact) -> dict:
+    return {
+        "organization": found.organization,
+        "title": found.title,
+        "birthday": found.birthday,
+        "anniversary": found.anniversary,
+        "urls": found.urls,
+        "channels": [
+            (c.kind, c.value, c.label, c.as_written)
+            for c in found.channels.order_by("pk")
+        ],
+        "addresses": [
+            (a.po_box, a.extended, a.line1, a.city, a.region)
+            for a in found.addresses.order_by("pk")
+        ],
+    }
+
+
+def test_a_persons_company_days_chat_ids_and_addresses_go_both_ways(
+    household, phone, monkeypatch
+):
+    phone.put("sabine.vcf", vcard("Sabine Roth", *SABINE, uid="sabine"))
+    connect(household, phone, monkeypatch)
+    sync(household)
+    sabine = contact(household, "Sabine Roth")
+    pulled = synced_fields(sabine)
+    assert pulled == {
+        "organization": "Charité, Kardiologie",
+        "title": "Oberärztin",
+        "birthday": "--04-15",
+        "anniversary": "2005-06-11",
+        "urls": ["https://sabine-roth.example"],
+        # In the order Radicale keeps a card's lines.
+        "channels": [
+            ("phone", "+94 (0800) 2255337", "geschäftlich", True),
+            ("other", "sabine@jabber.example", "Jabber", False),
+        ],
+        "addresses": [
+            ("Postfach 12 34", "", "", "Köln", ""),
+            ("", "c/o Nowak", "Seeweg 1", "Plön", "Schleswig-Holstein"),
+        ],
+    }
+
+    # An edit in Yorik is pushed with everything else the contact keeps.
+    sabine.title = "Chefärztin"
+    sabine.birthday = "1975-04-15"
+    sabine.save()
+    assert sync(household).pushed == 1
+
+    card = card_of(phone, "Sabine Roth").replace("\r\n ", "")
+    for line in [
+        "ORG:Charité;Kardiologie",
+        "TITLE:Chefärztin",
+        "BDAY:1975-04-15",
+        "X-ANNIVERSARY:2005-06-11",
+        "IMPP:xmpp:sabine@jabber.example",
+        "URL:https://sabine-roth.example",
+        "TEL;TYPE=work:+94 (0800) 2255337",
+        "Postfach 12 34",
+        "Schleswig-Holstein",
+    ]:
+        assert line in card, line
+    # Read back, the card is the same contact: nothing to pull, nothing to push.
+    assert str(sync(household)).startswith("pulled 0, pushed 0")
+    assert synced_fields(contact(household, "Sabine Roth")) == pulled | {
+        "title": "Chefärztin",
+        "birthday": "1975-04-15",
+    }
+
+
+def test_a_card_synced_before_yorik_read_its_fields_keeps_them_at_the_next_push(
+    household, phone, monkeypatch
+):
+    phone.put("sabine.vcf", vcard("Sabine Roth", *SABINE, uid="sabine"))
+    connect(household, phone, monkeypatch)
+    sync(household)
+    # As a sync that did not read them left the card's state and its contact.
+    state = CardDavCard.objects.get(household=household)
+    for key in ("organization", "title", "birthday", "anniversary", "urls"):
+        del state.document[key]
+    state.document["addresses"] = state.document["addresses"][:1]
+    state.save()
+    Contact.objects.filter(pk=state.contact_id).update(
+        organization="", title="", birthday="", anniversary="", urls=[]
+    )
+    Contact.objects.get(pk=state.contact_id).addresses.order_by("pk")[1].delete()
+    sabine = contact(household, "Sabine Roth")
+    sabine.notes = "Kongress im Mai"
+    sabine.save()
+
+    report = sync(household)
+
+    assert (report.pushed, report.conflicts) == (1, [])
+    sabine = contact(household, "Sabine Roth")
+    assert (sabine.organization, sabine.birthday, sabine.notes) == (
+        "Charité, Kardiologie",
+        "--04-15",
+        "Kongress im Mai",
+    )
+    assert sabine.addresses.count() == 2
+    card = card_of(phone, "Sabine Roth").replace("\r\n ", "")
+    for line in ["ORG:Charité;Kardiologie", "BDAY:--04-15", "Seeweg 1"]:
+        assert line in card, line
+
+
 def test_a_card_changed_between_listing_and_push_is_pulled_and_pushed_again(
     household, phone, monkeypatch
 ):

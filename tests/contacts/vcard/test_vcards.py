@@ -46,11 +46,19 @@ def described(contact: Contact) -> dict[str, Any]:
         "aliases": [alias.name for alias in contact.aliases.order_by("pk")],
         "tags": contact.tags,
         "notes": contact.notes,
+        "organization": contact.organization,
+        "title": contact.title,
+        "birthday": contact.birthday,
+        "anniversary": contact.anniversary,
+        "urls": contact.urls,
         "channels": [
             (c.kind, c.value, c.label) for c in contact.channels.order_by("pk")
         ],
         "addresses": [
-            (a.kind, a.line1, a.line2, a.postcode, a.city, a.country)
+            (
+                *(a.kind, a.line1, a.line2, a.postcode, a.city, a.country),
+                *(a.po_box, a.extended, a.region),
+            )
             for a in contact.addresses.order_by("pk")
         ],
     }
@@ -90,12 +98,19 @@ def test_google_export_gives_names_labels_tags_and_a_business(household):
         "tags": ["Familie"],
         "notes": "Geburtstag am 14. März. Hört am Telefon schlecht \N{EN DASH} "
         "laut und langsam sprechen, am besten vormittags.",
+        "organization": "",
+        "title": "",
+        "birthday": "",
+        "anniversary": "",
+        "urls": [],
         "channels": [
             ("email", "gisela.becker@example.net", "privat"),
             ("phone", "+491624418307", "mobil"),
             ("phone", "+494067745120", "Festnetz"),
         ],
-        "addresses": [("home", "Rahlstedter Straße 112", "", "22149", "Hamburg", "DE")],
+        "addresses": [
+            ("home", "Rahlstedter Straße 112", "", "22149", "Hamburg", "DE", "", "", "")
+        ],
     }
     # Jonas's own card says who Hans is to him; "Lena" has no card here.
     assert book["Hans Becker"]["relation"] == "Onkel"
@@ -116,9 +131,20 @@ def test_google_export_gives_names_labels_tags_and_a_business(household):
     assert dentist["channels"] == [
         ("phone", "+493029774410", "geschäftlich"),
         ("email", "praxis@zahnarzt-schmidt.example", "geschäftlich"),
-        ("other", "https://zahnarzt-schmidt.example", "Website"),
     ]
-    assert book["Thomas Müller"]["kind"] == "person"
+    # A business's ORG is its name, not kept twice; its website is a web address.
+    assert (dentist["organization"], dentist["urls"]) == (
+        "",
+        ["https://zahnarzt-schmidt.example"],
+    )
+    # A person's company, job title and birthday are kept.
+    thomas = book["Thomas Müller"]
+    assert thomas["kind"] == "person"
+    assert (thomas["organization"], thomas["title"], thomas["birthday"]) == (
+        "GreenGrid Energie GmbH",
+        "Teamleiter Netzplanung",
+        "1984-06-02",
+    )
 
 
 def test_apple_export_reads_relations_from_the_owners_card(household):
@@ -148,14 +174,28 @@ def test_apple_export_reads_relations_from_the_owners_card(household):
         "aliases": [],
         "tags": [],
         "notes": "",
+        "organization": "",
+        "title": "",
+        "birthday": "",
+        "anniversary": "",
+        "urls": ["https://mueller-haustechnik.example"],
         "channels": [
             ("phone", "+493054098820", "Hauptnummer"),
             ("phone", "+493054098829", "Notdienst"),
             ("email", "service@mueller-haustechnik.example", "geschäftlich"),
-            ("other", "https://mueller-haustechnik.example", "Website"),
         ],
         "addresses": [
-            ("work", "Möllendorffstraße 68", "Hof 2", "10367", "Berlin", "Deutschland")
+            (
+                "work",
+                "Möllendorffstraße 68",
+                "Hof 2",
+                "10367",
+                "Berlin",
+                "Deutschland",
+                "",
+                "",
+                "",
+            )
         ],
     }
     assert Contact.objects.get(display_name="Jonas Becker").vcard_uid == (
@@ -179,12 +219,27 @@ def test_android_21_decodes_quoted_printable_umlauts_and_soft_breaks(household):
         "tags": [],
         "notes": "Hat unseren Ersatzschlüssel, bitte vorher anrufen. Gießt im "
         "Urlaub die Blumen auf dem Balkon.",
+        "organization": "",
+        "title": "",
+        "birthday": "",
+        "anniversary": "",
+        "urls": [],
         "channels": [
             ("phone", "+491716620917", "mobil"),
             ("phone", "+493029360544", "privat"),
         ],
         "addresses": [
-            ("home", "Gärtnerstraße 24", "2. OG links", "10245", "Berlin", "")
+            (
+                "home",
+                "Gärtnerstraße 24",
+                "",
+                "10245",
+                "Berlin",
+                "",
+                "",
+                "2. OG links",
+                "",
+            )
         ],
     }
     assert book["Hildegard Straß"]["notes"] == (
@@ -220,10 +275,10 @@ def test_vcard_4_reads_tel_uris_chat_ids_and_related_people(household):
         ("phone", "+4917622190846", "mobil"),
         ("phone", "+972586140227", ""),
         ("signal", "noa.07", "Signal"),
-        ("other", "noa@jabber.example", "xmpp"),
+        ("other", "noa@jabber.example", "Jabber"),
     ]
     assert book["Noa Mizrahi"]["addresses"] == [
-        ("home", "Lenaustraße 9", "", "12047", "Berlin", "DE")
+        ("home", "Lenaustraße 9", "", "12047", "Berlin", "DE", "", "", "")
     ]
     orthodontist = book["Kieferorthopädie Dr. Lange"]
     assert orthodontist["kind"] == "business"
@@ -322,7 +377,7 @@ def test_changed_card_updates_its_contact_and_keeps_what_it_does_not_carry(
         ("whatsapp", "+491624418307", "WhatsApp"),
     ]
     assert gisela["addresses"] == [
-        ("home", "Rahlstedter Straße 112", "", "22149", "Hamburg", "DE")
+        ("home", "Rahlstedter Straße 112", "", "22149", "Hamburg", "DE", "", "", "")
     ]
 
 
