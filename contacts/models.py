@@ -1,9 +1,7 @@
 """The household's address book and its mirror of Paperless-ngx."""
 
-import re
 import secrets
 
-import phonenumbers
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
@@ -13,7 +11,12 @@ from django.utils.translation import gettext_lazy as _
 
 from contacts.dates import STORED_DAY, validate_day
 from household.models import Household
-from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.phones import (
+    MIN_WRITTEN_PHONE_DIGITS,
+    InvalidPhoneNumber,
+    is_written_phone,
+    parse_phone,
+)
 from yorik.indexes import (
     household_array_index,
     household_trigram_index,
@@ -227,27 +230,6 @@ class ChannelKind(models.TextChoices):
     SIGNAL = "signal", pgettext_lazy("channel kind", "Signal")
     TELEGRAM = "telegram", pgettext_lazy("channel kind", "Telegram")
     OTHER = "other", pgettext_lazy("channel kind", "Other")
-
-
-# A phone kept as written has at least this many digits, the letters of a
-# vanity number counted as theirs: fewer are an extension or a short code.
-MIN_WRITTEN_PHONE_DIGITS = 7
-# How a number is written: digits first, then maybe a vanity number's letters
-# ("+1-800-MYFAX"); a text such as "BusinessPhone" is none.
-_WRITTEN_PHONE = re.compile(r"^\+?[\s().\-/]*\d[\d\s().\-/]*[\dA-Za-z\s().\-/]*$")
-_NON_DIGITS = re.compile(r"\D")
-
-
-def written_phone_digits(value: str) -> str:
-    """Return the digits of a phone number as written, vanity letters as digits."""
-    return _NON_DIGITS.sub("", phonenumbers.convert_alpha_characters_in_number(value))
-
-
-def is_written_phone(value: str) -> bool:
-    """Return whether a text is a phone number as written, with enough digits."""
-    return bool(_WRITTEN_PHONE.match(value)) and (
-        len(written_phone_digits(value)) >= MIN_WRITTEN_PHONE_DIGITS
-    )
 
 
 def normalize_channel_value(kind: str, value: str, region: str) -> str:

@@ -3,10 +3,13 @@
 from collections.abc import Sequence
 from typing import TypedDict
 
-from contacts.models import written_phone_digits
 from contacts.providers.categories import provider_tokens
 from people_search.engine.matching import concept_tokens, match_document
-from people_search.engine.phones import InvalidPhoneNumber, parse_phone
+from people_search.engine.phones import (
+    InvalidPhoneNumber,
+    parse_phone,
+    written_phone_digits,
+)
 from people_search.engine.text import fold_name, search_document
 
 

@@ -30,7 +30,6 @@ from contacts.models import (
     ChannelKind,
     Contact,
     ContactKind,
-    is_written_phone,
     normalize_channel_value,
 )
 from contacts.vcard.countries import region_for_country
@@ -65,6 +64,7 @@ from household.models import Household
 from people_search.engine.phones import (
     DialledNumber,
     InvalidPhoneNumber,
+    is_written_phone,
     parse_dialled_phone,
 )
 from people_search.engine.text import fold_name

@@ -131,16 +131,42 @@ def _parse_tel_uri(uri: str, region: str) -> DialledNumber:
 
 
 def format_phone(e164: str, region: str) -> str:
-    """Return a stored E.164 number formatted for people of the given region."""
+    """Return a stored E.164 number formatted for people of the given region.
+
+    A number kept as written (one the library cannot read) is shown as written.
+    """
     if not e164:
         return ""
-    number = phonenumbers.parse(e164, region.upper())
+    try:
+        number = phonenumbers.parse(e164, region.upper())
+    except phonenumbers.NumberParseException:
+        return e164
     if phonenumbers.region_code_for_number(number) == region.upper():
         return phonenumbers.format_number(
             number, phonenumbers.PhoneNumberFormat.NATIONAL
         )
     return phonenumbers.format_number(
         number, phonenumbers.PhoneNumberFormat.INTERNATIONAL
+    )
+
+
+# A phone kept as written has at least this many digits, the letters of a
+# vanity number counted as theirs: fewer are an extension or a short code.
+MIN_WRITTEN_PHONE_DIGITS = 7
+# How a number is written: digits first, then maybe a vanity number's letters
+# ("+1-800-MYFAX"); a text such as "BusinessPhone" is none.
+_WRITTEN_PHONE = re.compile(r"^\+?[\s().\-/]*\d[\d\s().\-/]*[\dA-Za-z\s().\-/]*$")
+
+
+def written_phone_digits(value: str) -> str:
+    """Return the digits of a phone number as written, vanity letters as digits."""
+    return _NON_DIGITS.sub("", phonenumbers.convert_alpha_characters_in_number(value))
+
+
+def is_written_phone(value: str) -> bool:
+    """Return whether a text is a phone number as written, with enough digits."""
+    return bool(_WRITTEN_PHONE.match(value)) and (
+        len(written_phone_digits(value)) >= MIN_WRITTEN_PHONE_DIGITS
     )
 
 

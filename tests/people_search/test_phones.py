@@ -2,7 +2,12 @@
 
 import pytest
 
-from people_search.engine.phones import InvalidPhoneNumber, parse_dialled_phone
+from people_search.engine.phones import (
+    InvalidPhoneNumber,
+    format_phone,
+    is_written_phone,
+    parse_dialled_phone,
+)
 
 
 @pytest.mark.parametrize(
@@ -41,3 +46,15 @@ def test_dialled_numbers_keep_their_extension_and_dialling(
 def test_what_is_no_number_is_refused(written):
     with pytest.raises(InvalidPhoneNumber):
         parse_dialled_phone(written, "DE")
+
+
+def test_a_number_the_library_cannot_read_is_shown_as_written():
+    assert format_phone("+999 1234567", "DE") == "+999 1234567"
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [("+123456789", True), ("+1-800-MYFAX", True), ("110", False), ("Büro", False)],
+)
+def test_a_number_with_enough_digits_is_kept_as_written(written, kept):
+    assert is_written_phone(written) is kept
