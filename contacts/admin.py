@@ -36,6 +36,7 @@ from contacts.merging import (
 from contacts.models import (
     Address,
     CardDavAccount,
+    ChannelKind,
     Contact,
     ContactAlias,
     ContactChannel,
@@ -58,6 +59,7 @@ from household.admin_scoping import (
 )
 from household.admin_search import EngineSearchAdmin
 from household.models import Household
+from people_search.engine.phones import format_phone
 from people_search.index.models import Subject
 
 # Skipped cards and ignored values listed one by one after an import; the
@@ -75,8 +77,21 @@ class ContactAliasInline(HouseholdScopedAdmin, admin.TabularInline):
     extra = 1
 
 
+class ContactChannelForm(HouseholdScopedForm):
+    """Show a stored E.164 phone as the household writes it; saving normalises it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        channel = self.instance
+        if channel.pk and channel.kind == ChannelKind.PHONE and not channel.as_written:
+            self.initial["value"] = format_phone(
+                channel.value, channel.household.default_region
+            )
+
+
 class ContactChannelInline(HouseholdScopedAdmin, admin.TabularInline):
     model = ContactChannel
+    form = ContactChannelForm
     fields = ["kind", "value", "label", "as_written"]
     extra = 1
 

@@ -492,12 +492,18 @@ class CardDavAccount(models.Model):
     )
     username = models.CharField(_("user name"), max_length=200)
     password_encrypted = models.TextField(editable=False)
-    address_book_url = models.URLField(max_length=1000, editable=False)
-    vcard_version = models.CharField(max_length=3, default="4.0", editable=False)
+    address_book_url = models.URLField(
+        _("address book URL"), max_length=1000, editable=False
+    )
+    vcard_version = models.CharField(
+        _("card format (vCard version)"), max_length=3, default="4.0", editable=False
+    )
     sync_token = models.TextField(blank=True, editable=False)
-    last_synced_at = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    last_synced_at = models.DateTimeField(
+        _("last synced at"), null=True, blank=True, editable=False
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         verbose_name = _("CardDAV account")

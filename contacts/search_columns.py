@@ -79,4 +79,6 @@ def _national_digits(e164: str, region: str) -> str:
     try:
         return parse_phone(e164, region).nsn
     except InvalidPhoneNumber:
-        return ""
+        # A stored number parse_phone refuses (too short for its mobile range)
+        # is still found by its digits.
+        return written_phone_digits(e164)

@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from household.admin_scoping import (
     AutocompleteFilter,
     HouseholdScopedAdmin,
+    HouseholdScopedForm,
     request_household,
 )
 from household.admin_search import EngineSearchAdmin
@@ -112,8 +113,21 @@ class MembershipInline(HouseholdScopedAdmin, admin.StackedInline):
     extra = 1
 
 
+class NationalPhoneForm(HouseholdScopedForm):
+    """Show the stored E.164 phone as the household writes it; saving normalises it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.phone and self.instance.household_id:
+            self.initial["phone"] = format_phone(
+                self.instance.phone, self.instance.household.default_region
+            )
+
+
 class PhoneColumnAdmin:
-    """A changelist column of the row's phone, written as its household writes it."""
+    """The row's phone as its household writes it: in the changelist and the form."""
+
+    form = NationalPhoneForm
 
     def get_queryset(self, request: HttpRequest) -> models.QuerySet:
         return (

@@ -31,7 +31,7 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, URLResolver, path
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 
 # The longest search a change list takes: each of its links repeats it.
 MAX_SEARCH_LENGTH = 200
@@ -44,6 +44,8 @@ DATE_PARTS = {"year": (1, 9998), "month": (1, 12), "day": (1, 31)}
 
 
 class YorikAdminSite(admin.AdminSite):
+    site_title = gettext_lazy("Yorik administration")
+    site_header = gettext_lazy("Yorik administration")
     # Django's index, whose recent actions only users with a model to open see.
     index_template = "admin/site_index.html"
 

@@ -20,13 +20,16 @@ class ApiToken(models.Model):
     )
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     prefix = models.CharField(
+        _("prefix"),
         max_length=12,
         editable=False,
-        help_text="First characters, to tell tokens apart.",
+        help_text=_("First characters, to tell tokens apart."),
     )
     name = models.CharField(max_length=100, blank=True, verbose_name=_("name"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_used_at = models.DateTimeField(
+        _("last used at"), null=True, blank=True, editable=False
+    )
     revoked_at = models.DateTimeField(
         null=True, blank=True, verbose_name=_("revoked at")
     )

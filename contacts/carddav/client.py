@@ -18,6 +18,7 @@ card; their messages are in the active language. Bodies are parsed with
 defusedxml, since they come from another machine.
 """
 
+import socket
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -43,6 +44,22 @@ REDIRECTS = (301, 302, 303, 307, 308)
 MAX_REDIRECTS = 5
 # Cards per addressbook-multiget; servers handle a few hundred at once.
 MULTIGET_BATCH = 100
+
+
+def _plain_cause(error: requests.RequestException) -> str:
+    """Return why a request failed in the admin's words, not the library's.
+
+    The exception and its chain stay on the raised error for the log.
+    """
+    if isinstance(error, requests.exceptions.SSLError):
+        return gettext("the secure connection failed")
+    if isinstance(error, requests.exceptions.Timeout):
+        return gettext("no answer in time")
+    if isinstance(error, requests.exceptions.ConnectionError):
+        if any(isinstance(arg, socket.gaierror) for arg in error.args):
+            return gettext("the server's name is unknown")
+        return gettext("the connection was refused or broken off")
+    return gettext("the request failed")
 
 
 class CardDavError(Exception):
@@ -158,11 +175,10 @@ class CardDavClient:
                 raise self._too_late(f"{method} {_path(url)}", exchange_ends) from error
             except requests.RequestException as error:
                 raise CardDavUnavailable(
-                    gettext("%(request)s: the server could not be reached (%(cause)s)")
-                    % {
-                        "request": f"{method} {_path(url)}",
-                        "cause": type(error).__name__,
-                    }
+                    gettext(
+                        "The address book's server could not be reached (%(cause)s)."
+                    )
+                    % {"cause": _plain_cause(error)}
                 ) from error
             target = urljoin(url, response.headers.get("Location", ""))
             if response.status_code not in REDIRECTS or not _may_follow(url, target):

@@ -63,10 +63,53 @@ def _parse_phone(raw: str, region: str) -> PhoneNumber:
     )
     if not possible or any(char.isalpha() for char in text):
         raise _not_a_phone(region)
+    if _too_short_for_its_mobile_range(number):
+        raise InvalidPhoneNumber(
+            gettext("too short for a mobile number of region %(region)s")
+            % {"region": phonenumbers.region_code_for_country_code(number.country_code)}
+        )
     return PhoneNumber(
         e164=phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
         nsn=phonenumbers.national_significant_number(number),
     )
+
+
+# The most digits a too-short mobile number is missing for the check below.
+_MISSING_DIGITS = 3
+_MOBILE_TYPES = frozenset(
+    {
+        phonenumbers.PhoneNumberType.MOBILE,
+        phonenumbers.PhoneNumberType.FIXED_LINE_OR_MOBILE,
+    }
+)
+
+
+def _too_short_for_its_mobile_range(number: phonenumbers.PhoneNumber) -> bool:
+    """Return whether an invalid number starts a mobile range but lacks digits.
+
+    A country's overall lengths can admit such a number ("0151 555 12 34" in
+    Germany, whose numbers have 5 to 15 digits) while its mobile range has a
+    fixed length, so it cannot exist. A number valid as it is, or one that
+    starts no longer mobile number, stays accepted: metadata lags behind
+    newly allocated ranges.
+    """
+    if phonenumbers.is_valid_number(number):
+        return False
+    nsn = phonenumbers.national_significant_number(number)
+    for missing in range(1, _MISSING_DIGITS + 1):
+        for digit in "0123456789":
+            longer = phonenumbers.PhoneNumber(
+                country_code=number.country_code,
+                national_number=int(nsn + digit * missing),
+                italian_leading_zero=number.italian_leading_zero,
+                number_of_leading_zeros=number.number_of_leading_zeros,
+            )
+            if (
+                phonenumbers.is_valid_number(longer)
+                and phonenumbers.number_type(longer) in _MOBILE_TYPES
+            ):
+                return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -523,3 +523,90 @@ def test_renaming_a_contact_in_admin_changes_what_find_person_finds(
     assert found("Brenner") == ["Hans Brenner"]
     assert found("Grossonkel") == ["Hans Brenner"]
     assert found("Becker") == []
+
+
+def test_a_mobile_number_too_short_to_exist_is_refused_in_german(anna, household):
+    data = with_phone_channel(contact_form("Hans Becker"), "0151 / 555 12 34")
+
+    response = anna.post(reverse("admin:contacts_contact_add"), data)
+
+    assert response.status_code == 200
+    assert "zu kurz für eine Mobilnummer der Region DE" in response.text
+    assert not Contact.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("0151 / 555 12 345", "+4915155512345"),
+        ("0176 1234567", "+491761234567"),
+        ("030 1234567", "+49301234567"),
+        ("089 12345", "+498912345"),  # short, but a landline's length varies
+        ("0153 1234567", "+491531234567"),  # a range the metadata does not list
+    ],
+)
+def test_numbers_that_can_exist_are_still_accepted(anna, household, typed, stored):
+    data = with_phone_channel(contact_form("Hans Becker"), typed)
+
+    response = anna.post(reverse("admin:contacts_contact_add"), data)
+
+    assert response.status_code == 302
+    assert Contact.objects.get().channels.get().value == stored
+
+
+def test_a_leads_phone_too_short_to_exist_is_refused_naming_the_field(
+    anna, household, admin_membership
+):
+    lead = build_lead(household, "Dana", owner=admin_membership)
+    data = {
+        "first_name": "Dana",
+        "last_name": "",
+        "email": "",
+        "phone": "0171 123456",
+        "status": "new",
+        "owner": admin_membership.pk,
+    }
+
+    response = anna.post(reverse("admin:household_lead_change", args=[lead.pk]), data)
+
+    assert response.status_code == 200
+    assert "zu kurz für eine Mobilnummer der Region DE" in response.text
+    lead.refresh_from_db()
+    assert lead.phone == ""
+
+
+def test_edit_forms_show_phones_as_the_household_writes_them(
+    anna, household, admin_membership
+):
+    contact = build_contact(
+        household, "Hans Becker", channels=[{"kind": "phone", "value": "030 1234567"}]
+    )
+    lead = build_lead(household, "Dana", phone="0176 1234567", owner=admin_membership)
+
+    contact_page = anna.get(reverse("admin:contacts_contact_change", args=[contact.pk]))
+    lead_page = anna.get(reverse("admin:household_lead_change", args=[lead.pk]))
+
+    assert 'value="030 1234567"' in contact_page.text
+    assert 'value="+49301234567"' not in contact_page.text
+    assert 'value="0176 1234567"' in lead_page.text
+    assert "+491761234567" not in lead_page.text
+
+
+def test_saving_a_national_phone_from_the_edit_form_stores_e164(
+    anna, household, admin_membership
+):
+    lead = build_lead(household, "Dana", phone="+491761234567", owner=admin_membership)
+    data = {
+        "first_name": "Dana",
+        "last_name": "",
+        "email": "",
+        "phone": "0176 1234567",
+        "status": "new",
+        "owner": admin_membership.pk,
+    }
+
+    response = anna.post(reverse("admin:household_lead_change", args=[lead.pk]), data)
+
+    assert response.status_code == 302
+    lead.refresh_from_db()
+    assert lead.phone == "+491761234567"

@@ -9,10 +9,13 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from contacts.carddav.credentials import encrypt_secret
+from contacts.models import CardDavAccount
 from household.models import UserProfile
 from tests.builders import PASSWORD, LoginClient, build_contact, build_member
 from yorik.bundles import export_household, import_household
 from yorik.cards import create_card
+from yorik.tokens import issue_token
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = [
@@ -65,6 +68,36 @@ def test_a_german_household_admin_reads_the_admin_in_german(anna, household):
     assert "Kontaktwege" in form
     assert "Person" in form
     assert "Wer das für den Haushalt ist" in form
+
+
+@pytest.mark.django_db
+def test_a_german_household_admin_reads_carddav_and_token_labels_in_german(
+    anna, admin_membership, household
+):
+    account = CardDavAccount.objects.create(
+        household=household,
+        url="https://dav.example.org/anna/",
+        username="anna",
+        password_encrypted=encrypt_secret("pw"),
+        address_book_url="https://dav.example.org/anna/contacts/",
+    )
+    issue_token(profile=admin_membership.profile, name="Assistent")
+
+    form = anna.get(
+        reverse("admin:contacts_carddavaccount_change", args=[account.pk])
+    ).content.decode()
+    tokens = anna.get(reverse("admin:yorik_apitoken_changelist")).content.decode()
+
+    assert "Adressbuch-URL" in form
+    assert "Kartenformat (vCard-Version)" in form
+    assert "Zuletzt abgeglichen am" in form
+    assert "Präfix" in tokens
+    assert "Zuletzt benutzt am" in tokens
+    for page in (form, tokens):
+        assert "Yorik-Verwaltung" in page
+        assert "Django" not in page
+    for english in ("Address book url", "Vcard version", "Last synced at", "Prefix"):
+        assert english not in form + tokens
 
 
 @pytest.mark.django_db

@@ -7,6 +7,7 @@ from people_search.engine.phones import (
     format_phone,
     is_written_phone,
     parse_dialled_phone,
+    parse_phone,
 )
 
 
@@ -58,3 +59,20 @@ def test_a_number_the_library_cannot_read_is_shown_as_written():
 )
 def test_a_number_with_enough_digits_is_kept_as_written(written, kept):
     assert is_written_phone(written) is kept
+
+
+@pytest.mark.parametrize(
+    ("written", "region"),
+    [("0151 5551234", "DE"), ("0171 123456", "DE"), ("07911 12345", "GB")],
+)
+def test_a_mobile_number_missing_digits_is_refused(written, region):
+    with pytest.raises(InvalidPhoneNumber, match="too short for a mobile number"):
+        parse_phone(written, region)
+
+
+@pytest.mark.parametrize(
+    ("written", "region"),
+    [("0151 55512345", "DE"), ("030 123", "DE"), ("050-123-4567", "IL")],
+)
+def test_a_possible_number_outside_a_short_mobile_range_is_accepted(written, region):
+    assert parse_phone(written, region).e164

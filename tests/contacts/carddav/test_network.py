@@ -260,7 +260,9 @@ def test_tls_names_and_verifies_the_host_while_connecting_to_its_address(
         # The certificate names the host, not its address.
         address = ipaddress.ip_address(certificate.address)
         host = f"[{address}]" if address.version == 6 else str(address)
-        with pytest.raises(CommandError, match=r"could not be reached \(SSLError\)"):
+        with pytest.raises(
+            CommandError, match=r"could not be reached \(the secure connection failed\)"
+        ):
             set_account(household, f"https://{host}:{server.port}/", monkeypatch)
 
     assert server.requests[0]["host"] == f"localhost:{server.port}"

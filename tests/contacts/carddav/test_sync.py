@@ -913,6 +913,30 @@ def test_the_admin_action_reports_a_conflict_in_german(
     assert "phones" not in text + notes
 
 
+def test_the_admin_action_says_in_german_that_the_server_is_unreachable(
+    anna, household
+):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/anna/contacts/"
+    CardDavAccount.objects.create(
+        household=household,
+        url=closed,
+        username="anna",
+        password_encrypted=encrypt_secret("pw"),
+        address_book_url=closed,
+    )
+
+    text = sync_in_admin(anna, household)
+
+    assert (
+        "Der Server des Adressbuchs war nicht erreichbar (die Verbindung wurde "
+        "abgelehnt oder abgebrochen)." in text
+    )
+    assert "Error" not in text
+    assert "PROPFIND" not in text
+
+
 def test_the_admin_action_says_in_german_that_another_sync_is_running(
     anna, household, phone, monkeypatch
 ):
