@@ -167,6 +167,46 @@ def open_card(
     return OpenedCard(card=card, reader=reader)
 
 
+@dataclass(frozen=True)
+class ClosedLink:
+    """Why a card's page did not open, and the language to say it in.
+
+    The reason is "expired" (the link or the card is past its day),
+    "invalid" (the token is cut short, altered or signed for another card)
+    or "gone" (anything else: no token, a deleted card, a creator no longer
+    acting, another household's member). The language is the card's
+    household's, or "" when no such card is stored.
+    """
+
+    reason: str
+    language: str
+
+
+def closed_link(*, card_id: UUID, token: str) -> ClosedLink:
+    """Tell a visitor whom open_card refused why, without showing the card."""
+    card = (
+        Card.objects.filter(pk=card_id)
+        .values("expires_at", "household__language")
+        .first()
+    )
+    language = card["household__language"] if card else ""
+    signer = signing.TimestampSigner(salt=_SALT)
+    reason = "gone"
+    if card and card["expires_at"] <= timezone.now():
+        reason = "expired"
+    if token:
+        try:
+            signed_id = signer.unsign(token, max_age=settings.YORIK_CARD_LINK_MAX_AGE)
+        except signing.SignatureExpired:
+            signed_id = signer.unsign(token)
+            reason = "expired"
+        except signing.BadSignature:
+            signed_id = ""
+        if signed_id != str(card_id):
+            reason = "invalid"
+    return ClosedLink(reason=reason, language=language)
+
+
 def delete_expired_cards() -> int:
     """Delete the cards whose links have expired; return how many.
 

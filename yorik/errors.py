@@ -14,12 +14,12 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
-from django.views import defaults
 from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from yorik.serializers import flatten_errors
+from yorik.views import CONTENT_SECURITY_POLICY
 
 CODES = {
     400: "invalid_input",
@@ -149,10 +149,28 @@ def _wants_json(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
 
 
+def _error_page(template_name: str, status: int) -> HttpResponse:
+    """Render an error page in the active language, under the pages' CSP.
+
+    Rendered without the request: nothing on it (the logged-in user, the
+    session) reaches for the database, which may be the cause, and two
+    refusals read alike byte for byte, telling nothing of what was refused.
+    """
+    response = HttpResponse(render_to_string(template_name), status=status)
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    return response
+
+
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _wants_json(request):
         return JsonResponse(error_body("not_found", "No such endpoint."), status=404)
-    return defaults.page_not_found(request, exception)
+    return _error_page("404.html", 404)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _wants_json(request):
+        return JsonResponse(error_body("forbidden", "Not allowed."), status=403)
+    return _error_page("403.html", 403)
 
 
 def unavailable(request: HttpRequest) -> HttpResponse:
@@ -167,7 +185,7 @@ def unavailable(request: HttpRequest) -> HttpResponse:
         )
         response: HttpResponse = JsonResponse(body, status=503)
     else:
-        response = HttpResponse(render_to_string("503.html"), status=503)
+        response = _error_page("503.html", 503)
     response["Retry-After"] = str(DatabaseUnavailable.wait)
     return response
 
@@ -182,4 +200,4 @@ def server_error(request: HttpRequest) -> HttpResponse:
         return JsonResponse(
             error_body("server_error", "Something went wrong on our side."), status=500
         )
-    return defaults.server_error(request)
+    return _error_page("500.html", 500)

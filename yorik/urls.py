@@ -7,6 +7,7 @@ from rest_framework.permissions import AllowAny
 from yorik import api, mcp, views
 from yorik.registry import all_skills
 
+handler403 = "yorik.errors.permission_denied"
 handler404 = "yorik.errors.page_not_found"
 handler500 = "yorik.errors.server_error"
 

@@ -10,8 +10,9 @@ from uuid import UUID
 from django import forms
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.decorators import method_decorator
 from django.views.decorators.cache import never_cache
@@ -21,6 +22,7 @@ from yorik.cards import (
     CardAlreadyPicked,
     OpenedCard,
     PickRefused,
+    closed_link,
     open_card,
     pick_contact,
 )
@@ -109,12 +111,24 @@ def link_visits_throttled(view: View) -> View:
     return throttled
 
 
-def _open_card(request: HttpRequest, card_id: UUID, token: str) -> OpenedCard:
-    opened = open_card(card_id=card_id, user=request.user, token=token)
-    if opened is None:
-        # The same answer for a missing, expired, foreign or badly signed card.
-        raise Http404("No such card.")
-    return opened
+def _closed_card_page(request: HttpRequest, card_id: UUID, token: str) -> HttpResponse:
+    """Answer 404 for a card link that opens nothing, saying why and what to do.
+
+    In the card's household's language when the card is stored, else in the
+    browser's. Nothing of the card is shown.
+    """
+    closed = closed_link(card_id=card_id, token=token)
+    card_path = reverse("card", kwargs={"card_id": card_id})
+    return render_page(
+        request,
+        "cards/closed.html",
+        {
+            "reason": closed.reason,
+            "login_url": f"{reverse('login')}?{urlencode({'next': card_path})}",
+        },
+        language=closed.language or translation.get_language(),
+        status=404,
+    )
 
 
 def _card_page(
@@ -147,7 +161,10 @@ def _card_page(
 @link_visits_throttled
 def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
     token = request.GET.get("t", "")
-    return _card_page(request, _open_card(request, card_id, token), token=token)
+    opened = open_card(card_id=card_id, user=request.user, token=token)
+    if opened is None:
+        return _closed_card_page(request, card_id, token)
+    return _card_page(request, opened, token=token)
 
 
 @require_POST
@@ -156,7 +173,9 @@ def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
 def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
     form = PickForm(request.POST)
     token = request.POST.get("t", "")
-    opened = _open_card(request, card_id, token)
+    opened = open_card(card_id=card_id, user=request.user, token=token)
+    if opened is None:
+        return _closed_card_page(request, card_id, token)
     card = opened.card
     if not form.is_valid():
         return _card_page(

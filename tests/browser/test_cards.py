@@ -168,28 +168,68 @@ def test_contacts_found_card_has_a_working_letter_index(page, api, book, screens
     assert page.url.endswith("#letter-Z")
 
 
-def test_an_expired_link_is_refused(
-    page, household, admin_membership, book, monkeypatch
-):
+def expired_link_of(household, creator, contact):
     card = create_card(
         household=household,
         kind="contact_picker",
-        payload={
-            "query": "",
-            "ranked": False,
-            "picks": [{"contact_id": book["oma"].pk}],
-        },
-        created_by=admin_membership.profile,
+        payload={"query": "", "ranked": False, "picks": [{"contact_id": contact.pk}]},
+        created_by=creator,
     )
     two_days_ago = time.time() - 2 * 24 * 3600
-    with monkeypatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(time, "time", lambda: two_days_ago)
-        link = card_link(card)
+        return card_link(card)
+
+
+def assert_fits_the_phone(page):
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"]
+
+
+def test_an_expired_link_is_refused(
+    page, household, admin_membership, book, screenshot
+):
+    link = expired_link_of(household, admin_membership.profile, book["oma"])
 
     response = page.goto(link)
 
     assert response.status == 404
     assert page.locator(".row-title").count() == 0
+    assert page.locator("h1").inner_text() == "Diese Karte lässt sich nicht öffnen"
+    assert page.get_by_role("alert").inner_text() == (
+        "Dieser Link ist abgelaufen. Frag Yorik noch einmal nach der Karte."
+    )
+    assert page.get_by_role("link", name="melde dich an").is_visible()
+    assert_fits_the_phone(page)
+    screenshot(page, "card_link_expired_de")
+
+
+def test_an_expired_link_of_an_english_household_is_refused_in_english(
+    page, other_household, screenshot
+):
+    creator = build_member(other_household, "dana", role="admin").profile
+    link = expired_link_of(
+        other_household, creator, build_contact(other_household, "Dana Levi")
+    )
+
+    response = page.goto(link)
+
+    assert response.status == 404
+    assert page.get_by_role("alert").inner_text() == (
+        "This link has expired. Ask Yorik for the card again."
+    )
+    assert page.get_by_role("link", name="log in").is_visible()
+    assert_fits_the_phone(page)
+    screenshot(page, "card_link_expired_en")
+
+
+def test_an_unknown_address_gets_a_page_in_the_browsers_language(page, db, screenshot):
+    response = page.goto("/no-such-page/")
+
+    assert response.status == 404
+    assert page.locator("h1").inner_text() == "Seite nicht gefunden"
+    assert_fits_the_phone(page)
+    screenshot(page, "not_found_de")
 
 
 def test_markup_in_names_stays_text(page, api, household):

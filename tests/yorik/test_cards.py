@@ -163,6 +163,102 @@ def test_a_card_past_its_expiry_opens_for_no_one(client, member_client, card):
     assert member_client.get(f"/cards/{card.pk}/").status_code == 404
 
 
+def expired_link(card):
+    two_days_ago = time.time() - 2 * 24 * 3600
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(time, "time", lambda: two_days_ago)
+        return card_link(card)
+
+
+def assert_closed_page(response, sentence, *, language):
+    assert response.status_code == 404
+    assert response["Content-Language"] == language
+    assert f'<html lang="{language}">' in response.text
+    assert '<meta name="viewport"' in response.text
+    assert 'href="/static/yorik/yorik.css' in response.text
+    assert sentence in " ".join(response.text.split())
+    assert "Content-Security-Policy" in response.headers
+
+
+def test_an_expired_link_says_so_in_the_households_german(client, card):
+    response = client.get(expired_link(card), HTTP_ACCEPT_LANGUAGE="en")
+
+    assert_closed_page(
+        response,
+        "Dieser Link ist abgelaufen. Frag Yorik noch einmal nach der Karte.",
+        language="de",
+    )
+    # A visitor without a login is shown where members open their cards.
+    assert f'href="/accounts/login/?next=%2Fcards%2F{card.pk}%2F"' in response.text
+    assert "melde dich an" in response.text
+
+
+def test_an_expired_link_says_so_in_an_english_households_english(
+    client, other_household
+):
+    dana = build_contact(other_household, "Dana Levi")
+    card = picker(other_household, [(dana, 0.8, "", False)])
+
+    response = client.get(expired_link(card), HTTP_ACCEPT_LANGUAGE="de")
+
+    assert_closed_page(
+        response,
+        "This link has expired. Ask Yorik for the card again.",
+        language="en",
+    )
+    assert "Dana Levi" not in response.text
+
+
+def test_a_card_past_its_expiry_says_the_link_expired(client, member_client, card):
+    link = card_link(card)
+    Card.objects.filter(pk=card.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+
+    assert "Dieser Link ist abgelaufen." in client.get(link).text
+    member_page = member_client.get(f"/cards/{card.pk}/")
+    assert "Dieser Link ist abgelaufen." in member_page.text
+    assert "melde dich an" not in member_page.text
+
+
+def test_a_tampered_link_says_it_was_changed(client, household, card, oma):
+    other_card = picker(household, [(oma, 0.5, "", False)])
+    token = token_of(card)
+
+    for link in (
+        f"/cards/{card.pk}/?t={token}x",
+        f"/cards/{card.pk}/?t={token[:-3]}",
+        f"/cards/{other_card.pk}/?t={token}",
+    ):
+        assert_closed_page(
+            client.get(link),
+            "Dieser Link ist unvollständig oder wurde verändert.",
+            language="de",
+        )
+
+
+def test_an_unknown_card_speaks_the_browsers_language(client, db):
+    path = f"/cards/{uuid.uuid4()}/"
+
+    assert_closed_page(
+        client.get(path, HTTP_ACCEPT_LANGUAGE="de"),
+        "Diese Karte ist nicht verfügbar. Frag Yorik noch einmal",
+        language="de",
+    )
+    assert_closed_page(
+        client.get(path, HTTP_ACCEPT_LANGUAGE="en"),
+        "This card is not available. Ask Yorik for the card again.",
+        language="en",
+    )
+
+
+def test_a_pick_through_an_expired_link_says_so(client, card, oma):
+    response = pick(client, card, oma, token=expired_link(card).split("?t=")[1])
+
+    assert_closed_page(response, "Dieser Link ist abgelaufen.", language="de")
+    assert not Card.objects.get(pk=card.pk).picked_contact_id
+
+
 def test_card_pages_forbid_foreign_scripts(client, card):
     response = client.get(card_link(card))
 
