@@ -281,7 +281,7 @@ def test_ranked_card_shows_pills_and_reasons_and_padding_without(client, card):
     assert text.index("Gisela Becker") < text.index("Hans Becker")
     assert "Alias: Oma" in text
     assert "Sicherheit: </span>sehr sicher" in text
-    assert "95" not in text
+    assert "95\u202f%" not in text
     assert text.count('class="pill ') == 1
     assert "Zuletzt kontaktiert" in text
 
@@ -294,7 +294,7 @@ def test_ranked_card_in_english_for_an_english_household(client, other_household
 
     assert '<html lang="en">' in response.text
     assert "Confidence: </span>likely" in response.text
-    assert "80" not in response.text
+    assert "80%" not in response.text
     assert "Which contact?" in response.text
     assert "Choose the contact you mean." in response.text
 
