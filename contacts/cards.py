@@ -23,6 +23,12 @@ CONTACT_PICKER = "contact_picker"
 CONTACTS_FOUND = "contacts_found"
 # An alphabetical card shows its contacts in pages of this many.
 LETTERS_PAGE = 200
+# A ranked row's confidence is shown as the first band it reaches: words and
+# a bar, never a bare percentage the assistant's guess would not support.
+CONFIDENCE_BANDS = ((0.9, "very-likely"), (0.6, "likely"), (0.3, "maybe"))
+LOWEST_BAND = "long-shot"
+# find_person's match for a row found by a name spelled alike.
+SIMILAR_NAME = "similar_name"
 
 
 def picker_payload(
@@ -72,10 +78,17 @@ class CardRow:
     confidence: float | None = None
     reason: str = ""
     padded: bool = False
+    match: str = ""
 
     @property
-    def percent(self) -> int | None:
-        return None if self.confidence is None else round(self.confidence * 100)
+    def confidence_band(self) -> str | None:
+        """Return the band the confidence falls in, or None for an unranked row."""
+        if self.confidence is None:
+            return None
+        return next(
+            (band for floor, band in CONFIDENCE_BANDS if self.confidence >= floor),
+            LOWEST_BAND,
+        )
 
     @property
     def letter(self) -> str:
@@ -101,6 +114,7 @@ def read_picker_rows(card: Card) -> list[CardRow]:
                 confidence=pick.get("confidence"),
                 reason=pick.get("reason", ""),
                 padded=pick.get("padded", False),
+                match=pick.get("match", ""),
             )
         )
     return rows
@@ -130,9 +144,17 @@ def _rows_context(
     card: Card, reader: Caller, params: Mapping[str, str]
 ) -> dict[str, Any]:
     rows = read_picker_rows(card)
+    picks = [row for row in rows if not row.padded]
     return {
         "rows": rows,
-        "picks": [row for row in rows if not row.padded],
+        "picks": picks,
+        # When only names spelled alike were found, the header offers the
+        # first of them instead of repeating the mistyped query.
+        "did_you_mean": (
+            picks[0].contact.display_name
+            if picks and all(row.match == SIMILAR_NAME for row in picks)
+            else ""
+        ),
         "padding": [row for row in rows if row.padded],
         # A ranked row explains itself with its reason; others show how to
         # reach the contact.

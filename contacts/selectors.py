@@ -296,14 +296,20 @@ class PickerRow:
     confidence: float | None = None
     reason: str = ""
     padded: bool = False
+    # Why find_person found the contact (a people_search Reason value); empty
+    # for ranked and padding rows, which explain themselves otherwise.
+    match: str = ""
 
     def as_payload(self) -> dict[str, Any]:
-        return {
+        payload = {
             "contact_id": self.contact_id,
             "confidence": self.confidence,
             "reason": self.reason,
             "padded": self.padded,
         }
+        if self.match:
+            payload["match"] = self.match
+        return payload
 
 
 @dataclass(frozen=True)

@@ -247,7 +247,12 @@ def find_person(
     )
     card = None
     if len(found.contact_ids) > 1:
-        rows = [PickerRow(contact_id=pk) for pk in found.contact_ids]
+        matches = {
+            row["id"]: row["match"] or ""
+            for row in found.rows
+            if row["source"] == "contacts"
+        }
+        rows = [PickerRow(contact_id=pk, match=matches[pk]) for pk in found.contact_ids]
         card = CardRequest(CONTACT_PICKER, picker_payload(query, rows, ranked=False))
     return Answer(
         {"results": found.rows, "count": found.count, "ambiguous": found.ambiguous},

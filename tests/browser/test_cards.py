@@ -95,13 +95,33 @@ def test_ranked_card_orders_picks_with_pills_and_pads_without(
     ]
     assert [rows.nth(i).locator(".pill").count() for i in range(5)] == [1, 1, 0, 0, 0]
     # Screen readers hear what the pill means, not a bare number.
-    assert rows.nth(0).locator(".pill").text_content() == "Sicherheit 97\u202f%"
+    assert rows.nth(0).locator(".pill").text_content() == "Sicherheit: sehr sicher"
+    assert rows.nth(1).locator(".pill").text_content() == "Sicherheit: vielleicht"
+    assert rows.nth(0).locator(".confidence-bar").is_visible()
     assert rows.nth(0).locator(".row-subtitle").inner_text() == "Alias: Oma"
     assert rows.nth(1).locator(".row-subtitle").inner_text() == "Großvater"
     assert page.get_by_role("heading", name="Zuletzt kontaktiert").is_visible()
     assert "pill-high" in rows.nth(0).locator(".pill").get_attribute("class")
     assert page.locator("html").get_attribute("lang") == "de"
     screenshot(page, "contact_picker_ranked")
+
+
+def test_a_misspelled_name_asks_did_you_mean_and_marks_similar_rows(
+    page, api, book, screenshot
+):
+    build_contact(book["oma"].household, "Walter Bäcker")
+    card = api.call("find_person", {"query": "Walter Bekker", "source": "contacts"})
+
+    page.goto(relative(card.json()["card"]["url"]))
+
+    first = page.locator(".row-title").first.inner_text()
+    assert page.get_by_role("heading", level=1).inner_text() == (
+        f"Meintest du {first}?"
+    )
+    markers = page.locator("li.row .badge-match")
+    assert markers.all_inner_texts() == ["Ähnlicher Name", "Ähnlicher Name"]
+    assert markers.first.is_visible()
+    screenshot(page, "contact_picker_did_you_mean")
 
 
 def test_clicking_a_pick_records_it_for_the_chat(page, api, book):

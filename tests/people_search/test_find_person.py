@@ -323,8 +323,14 @@ def test_several_contacts_emit_a_stored_contact_picker_card(api, household):
     stored = Card.objects.get(pk=card["id"])
     assert stored.household == household
     assert stored.payload["picks"] == [
-        {"contact_id": first.pk, "confidence": None, "reason": "", "padded": False},
-        {"contact_id": second.pk, "confidence": None, "reason": "", "padded": False},
+        {
+            "contact_id": contact.pk,
+            "confidence": None,
+            "reason": "",
+            "padded": False,
+            "match": "name",
+        }
+        for contact in (first, second)
     ]
     assert stored.payload["ranked"] is False
 

@@ -280,7 +280,8 @@ def test_ranked_card_shows_pills_and_reasons_and_padding_without(client, card):
     assert "<h1>Oma</h1>" in text
     assert text.index("Gisela Becker") < text.index("Hans Becker")
     assert "Alias: Oma" in text
-    assert "Sicherheit </span>95\u202f%" in text
+    assert "Sicherheit: </span>sehr sicher" in text
+    assert "95\u202f%" not in text
     assert text.count('class="pill ') == 1
     assert "Zuletzt kontaktiert" in text
 
@@ -292,9 +293,71 @@ def test_ranked_card_in_english_for_an_english_household(client, other_household
     response = client.get(card_link(card))
 
     assert '<html lang="en">' in response.text
-    assert "Confidence </span>80%" in response.text
+    assert "Confidence: </span>likely" in response.text
+    assert "80%" not in response.text
     assert "Which contact?" in response.text
     assert "Choose the contact you mean." in response.text
+
+
+@pytest.mark.parametrize(
+    ("confidence", "words", "band"),
+    [
+        (0.9, "sehr sicher", "very-likely"),
+        (0.6, "wahrscheinlich", "likely"),
+        (0.59, "vielleicht", "maybe"),
+        (0.3, "vielleicht", "maybe"),
+        (0.29, "unsicher", "long-shot"),
+        (0.0, "unsicher", "long-shot"),
+    ],
+)
+def test_ranked_card_says_its_confidence_in_words_with_a_bar(
+    client, household, admin_membership, oma, confidence, words, band
+):
+    card = picker(household, [(oma, confidence, "", False)])
+
+    text = client.get(card_link(card)).text
+
+    assert f"Sicherheit: </span>{words}</span>" in text
+    assert f'class="confidence-bar confidence-{band}" aria-hidden="true"' in text
+    assert "\u202f%" not in text
+
+
+def find_person_card(client, api, query):
+    """Return the text of the contact_picker card find_person emits for a query."""
+    card = api.call("find_person", {"query": query, "source": "contacts"}).json()
+    return client.get(card["card"]["url"].split("testserver", 1)[-1]).text
+
+
+def test_a_similar_name_card_marks_its_rows_and_asks_did_you_mean(
+    client, api, household
+):
+    build_contact(household, "Hans Becker")
+    build_contact(household, "Hans Bäcker")
+
+    text = find_person_card(client, api, "Hans Bekker")
+
+    first = text.split('<span class="row-title">', 1)[1].split("</span>", 1)[0]
+    assert first in ("Hans Becker", "Hans Bäcker")
+    assert f"<h1>Meintest du {first}?</h1>" in text
+    assert f"<title>Meintest du {first}?" in text
+    assert "Hans Bekker" not in text
+    assert text.count('<span class="badge badge-match">Ähnlicher Name</span>') == 2
+
+
+def test_a_relation_match_is_marked_and_a_name_match_is_not(client, api, household):
+    build_contact(household, "Gisela Becker", relation="Großmutter")
+    build_contact(household, "Oma Frieda")
+    build_contact(household, "Oma Ruth")
+
+    text = find_person_card(client, api, "Oma")
+
+    def row_of(name):
+        return text.split(f">{name}</span>", 1)[1].split("</li>", 1)[0]
+
+    assert "<h1>Oma</h1>" in text
+    assert '<span class="badge badge-match">Beziehung</span>' in row_of("Gisela Becker")
+    assert "badge-match" not in row_of("Oma Frieda")
+    assert "badge-match" not in row_of("Oma Ruth")
 
 
 def test_unranked_card_shows_relation_and_the_reachable_channel(client, household, oma):
