@@ -22,6 +22,7 @@ from yorik.indexes import (
     household_trigram_index,
     search_index,
 )
+from yorik.tenancy import HouseholdForeignKey, HouseholdRow
 
 
 def new_contact_ref() -> str:
@@ -45,7 +46,7 @@ STATUS_FILTERS = ["any", *ContactStatus.values]
 DEFAULT_CONTACT_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 
 
-class Contact(models.Model):
+class Contact(HouseholdRow):
     household = models.ForeignKey(
         Household,
         on_delete=models.CASCADE,
@@ -198,11 +199,11 @@ class Contact(models.Model):
         return f"/contacts/{self.pk}/"
 
 
-class ContactAlias(models.Model):
+class ContactAlias(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="aliases",
@@ -215,7 +216,7 @@ class ContactAlias(models.Model):
         verbose_name_plural = _("contact aliases")
         constraints = [
             models.UniqueConstraint(
-                fields=["contact", "name"], name="contact_alias_unique"
+                fields=["household", "contact", "name"], name="contact_alias_unique"
             ),
         ]
 
@@ -252,7 +253,7 @@ def normalize_channel_value(kind: str, value: str, region: str) -> str:
     return value
 
 
-class ContactChannel(models.Model):
+class ContactChannel(HouseholdRow):
     # No index of its own: the (household, kind, value) index below serves
     # the household alone too. Beside a household-only index the planner takes
     # that one for a small household and tests every channel of it for each
@@ -263,7 +264,7 @@ class ContactChannel(models.Model):
         db_index=False,
         verbose_name=_("household"),
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="channels",
@@ -359,11 +360,11 @@ class AddressKind(models.TextChoices):
     SHIPPING = "shipping", pgettext_lazy("address kind", "Shipping")
 
 
-class Address(models.Model):
+class Address(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="addresses",
@@ -411,7 +412,7 @@ class Address(models.Model):
         return one_line_address(self.line1, self.postcode, self.city)
 
 
-class PaperlessCorrespondent(models.Model):
+class PaperlessCorrespondent(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
@@ -438,13 +439,13 @@ class PaperlessCorrespondent(models.Model):
         return self.name
 
 
-class PaperlessDocument(models.Model):
+class PaperlessDocument(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
     paperless_id = models.PositiveIntegerField(verbose_name=_("Paperless ID"))
     title = models.CharField(max_length=500, verbose_name=_("title"))
-    correspondent = models.ForeignKey(
+    correspondent = HouseholdForeignKey(
         PaperlessCorrespondent,
         on_delete=models.SET_NULL,
         null=True,
@@ -474,7 +475,7 @@ class PaperlessDocument(models.Model):
         return self.title
 
 
-class CardDavAccount(models.Model):
+class CardDavAccount(HouseholdRow):
     """The CardDAV address book a household's contacts are synced with.
 
     The password is stored encrypted (contacts.carddav.credentials) and never shown:
@@ -516,7 +517,7 @@ class CardDavAccount(models.Model):
         }
 
 
-class CardDavCard(models.Model):
+class CardDavCard(HouseholdRow):
     """A server card and the contact it is synced with, as of the last sync.
 
     `card` is the server's vCard as last read or written (kept properties
@@ -528,10 +529,10 @@ class CardDavCard(models.Model):
     """
 
     household = models.ForeignKey(Household, on_delete=models.CASCADE)
-    account = models.ForeignKey(
+    account = HouseholdForeignKey(
         CardDavAccount, on_delete=models.CASCADE, related_name="cards"
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.SET_NULL,
         null=True,
@@ -548,10 +549,12 @@ class CardDavCard(models.Model):
         verbose_name_plural = _("CardDAV cards")
         constraints = [
             models.UniqueConstraint(
-                fields=["account", "href"], name="carddav_card_href_unique"
+                fields=["household", "account", "href"],
+                name="carddav_card_href_unique",
             ),
             models.UniqueConstraint(
-                fields=["account", "contact"], name="carddav_card_contact_unique"
+                fields=["household", "account", "contact"],
+                name="carddav_card_contact_unique",
             ),
         ]
 
@@ -559,7 +562,7 @@ class CardDavCard(models.Model):
         return self.href
 
 
-class ContactMerge(models.Model):
+class ContactMerge(HouseholdRow):
     """A contact merged into another: who did it, when, and what the merge chose.
 
     Keeps the merged-away contact's identifiers, so a vCard import or a card
@@ -569,7 +572,7 @@ class ContactMerge(models.Model):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    survivor = models.ForeignKey(
+    survivor = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="merges",
@@ -611,16 +614,16 @@ class ContactMerge(models.Model):
         return f"{self.display_name} → {self.survivor_id}"
 
 
-class DismissedDuplicate(models.Model):
+class DismissedDuplicate(HouseholdRow):
     """Two contacts an admin said are not the same: never proposed again."""
 
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    first = models.ForeignKey(
+    first = HouseholdForeignKey(
         Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("first")
     )
-    second = models.ForeignKey(
+    second = HouseholdForeignKey(
         Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("second")
     )
     dismissed_by = models.CharField(_("dismissed by"), max_length=150, blank=True)
@@ -631,7 +634,8 @@ class DismissedDuplicate(models.Model):
         verbose_name_plural = _("dismissed duplicates")
         constraints = [
             models.UniqueConstraint(
-                fields=["first", "second"], name="dismissed_duplicate_unique"
+                fields=["household", "first", "second"],
+                name="dismissed_duplicate_unique",
             ),
             models.CheckConstraint(
                 condition=models.Q(first__lt=models.F("second")),
