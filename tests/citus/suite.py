@@ -59,7 +59,9 @@ def main() -> int:
             "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
             "YORIK_CITUS_SUITE": "1",
         }
-        arguments = sys.argv[1:] or APP_TESTS
+        arguments = sys.argv[1:]
+        if all(argument.startswith("-") for argument in arguments):
+            arguments += APP_TESTS
         command = [
             sys.executable,
             "-m",
