@@ -254,7 +254,7 @@ class CardAnsweredMeanwhile(PickRefused):
 
     message = gettext_lazy(
         "This card was answered in the meantime, perhaps in another tab or "
-        "window. Its answer now is shown below; choose again to change it."
+        "window. Its answer now is shown below."
     )
 
 
