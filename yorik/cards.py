@@ -262,13 +262,13 @@ def pick_contact(*, card: Card, contact_id: int, seen: int = 0) -> Card:
     """Record the contact a card was answered with, replacing an earlier answer.
 
     `seen` is the number of answers the page that sent the pick was shown
-    with (see record_answer).
+    with (see _record_answer).
     """
     pick = get_card_type(card.kind).pick
     contact = pick(card, contact_id) if pick and card.pick_to_chat else None
     if contact is None:
         raise PickRefused(card)
-    return record_answer(card=card, seen=seen, contact=contact)
+    return _record_answer(card=card, seen=seen, contact=contact)
 
 
 def pick_member(*, card: Card, user_id: int, seen: int = 0) -> Card:
@@ -277,17 +277,17 @@ def pick_member(*, card: Card, user_id: int, seen: int = 0) -> Card:
     profile = pick(card, user_id) if pick and card.pick_to_chat else None
     if profile is None:
         raise PickRefused(card)
-    return record_answer(card=card, seen=seen, profile=profile)
+    return _record_answer(card=card, seen=seen, profile=profile)
 
 
 def decline_card(*, card: Card, seen: int = 0) -> Card:
     """Record that none of the card's rows is the one the person meant."""
     if not (card.pick_to_chat and get_card_type(card.kind).pick):
         raise PickRefused(card)
-    return record_answer(card=card, seen=seen, declined=True)
+    return _record_answer(card=card, seen=seen, declined=True)
 
 
-def record_answer(
+def _record_answer(
     *,
     card: Card,
     seen: int,
