@@ -1,6 +1,8 @@
 """A picker's answers: none of these, a changed pick, household rows, its search."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from tests.builders import build_contact, build_member
 from tests.yorik.test_cards import picker, token_of
@@ -227,6 +229,24 @@ def test_a_household_row_is_picked_and_read_back_with_its_source(client, api, be
         "display_name": "Jonas Becker",
         "picked_at": read_back(api, card)["picked"]["picked_at"],
     }
+
+
+def test_household_rows_take_no_more_queries_as_they_grow(
+    client, api, household, beckers, django_assert_max_num_queries
+):
+    card, _ = becker_card(api)
+    link = f"/cards/{card.pk}/?t={token_of(card)}"
+    with CaptureQueriesContext(connection) as three_members:
+        client.get(link)
+    queries = len(three_members)
+    for name in ("mia", "ole", "ben"):
+        build_member(household, name, last_name="Becker")
+    more, _ = becker_card(api)
+
+    with django_assert_max_num_queries(queries):
+        page = client.get(f"/cards/{more.pk}/?t={token_of(more)}")
+
+    assert page.text.count('name="user_id"') == 6
 
 
 @pytest.mark.parametrize("whose", ["not_on_card", "foreign", "removed"])
