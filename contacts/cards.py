@@ -10,11 +10,15 @@ from django.db.models import QuerySet
 from contacts.merging import survivor_ids
 from contacts.models import Contact
 from contacts.selectors import (
+    MemberPickerRow,
     PickerRow,
     browse_contacts,
     contacts_with_ids,
     statuses_for,
 )
+from household.models import Membership, UserProfile
+from household.selectors import members_of_profiles
+from people_search.engine.text import fold_name, search_terms
 from yorik.callers import Caller
 from yorik.cards import CardType, card_type
 from yorik.models import Card
@@ -29,10 +33,14 @@ CONFIDENCE_BANDS = ((0.9, "very-likely"), (0.6, "likely"), (0.3, "maybe"))
 LOWEST_BAND = "long-shot"
 # find_person's match for a row found by a name spelled alike.
 SIMILAR_NAME = "similar_name"
+# A picker longer than this offers a search field over its rows.
+SEARCHABLE_ROWS = 20
+# A stored pick of this source names a household member, not a contact.
+HOUSEHOLD = "household"
 
 
 def picker_payload(
-    query: str, rows: Sequence[PickerRow], *, ranked: bool
+    query: str, rows: Sequence[PickerRow | MemberPickerRow], *, ranked: bool
 ) -> dict[str, Any]:
     """Return what a contact_picker card stores: the query and its rows' ids."""
     return {
@@ -65,7 +73,11 @@ def picked_ids(card: Card) -> dict[int, int]:
     A contact merged into another since the card was emitted is shown, and
     picked, as the contact it was merged into.
     """
-    ids = [pick["contact_id"] for pick in card.payload.get("picks", [])]
+    ids = [
+        pick["contact_id"]
+        for pick in card.payload.get("picks", [])
+        if pick.get("source") != HOUSEHOLD
+    ]
     survivors = survivor_ids(household=card.household, contact_ids=ids)
     return {contact_id: survivors.get(contact_id, contact_id) for contact_id in ids}
 
@@ -79,6 +91,15 @@ class CardRow:
     reason: str = ""
     padded: bool = False
     match: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.contact.display_name
+
+    @property
+    def search_text(self) -> str:
+        """Return what a search on the card looks in, folded: name and relation."""
+        return fold_name(f"{self.contact.display_name} {self.contact.relation}")
 
     @property
     def confidence_band(self) -> str | None:
@@ -97,16 +118,58 @@ class CardRow:
         return first if first.isalpha() else "#"
 
 
-def read_picker_rows(card: Card) -> list[CardRow]:
-    """Return the rows of a contact picker in the order it shows them."""
+@dataclass(frozen=True)
+class MemberRow:
+    """A household member on a picker, found by find_person like the contacts."""
+
+    membership: Membership
+    match: str = ""
+    padded = False
+
+    @property
+    def profile(self) -> UserProfile:
+        return self.membership.profile
+
+    @property
+    def name(self) -> str:
+        return str(self.profile)
+
+    @property
+    def search_text(self) -> str:
+        """Return what a search on the card looks in, folded: the member's name."""
+        return fold_name(self.name)
+
+
+def read_picker_rows(card: Card) -> list[CardRow | MemberRow]:
+    """Return the rows of a contact picker in the order it shows them.
+
+    A household member no longer live in the household is left out, as a
+    deleted contact is.
+    """
+    picks = card.payload.get("picks", [])
     ids = picked_ids(card)
     contacts = contacts_with_ids(household=card.household, contact_ids=ids.values())
     shown = contacts.prefetch_related("channels").in_bulk()
-    rows = []
-    for pick in card.payload.get("picks", []):
+    members = members_of_profiles(
+        household=card.household,
+        profile_ids=[
+            pick["user_id"] for pick in picks if pick.get("source") == HOUSEHOLD
+        ],
+    )
+    rows: list[CardRow | MemberRow] = []
+    for pick in picks:
+        if pick.get("source") == HOUSEHOLD:
+            membership = members.get(pick["user_id"])
+            if membership is not None:
+                rows.append(
+                    MemberRow(membership=membership, match=pick.get("match", ""))
+                )
+            continue
         contact = shown.get(ids[pick["contact_id"]])
         # Two picks merged into one contact show it once.
-        if contact is None or any(row.contact.pk == contact.pk for row in rows):
+        if contact is None or any(
+            isinstance(row, CardRow) and row.contact.pk == contact.pk for row in rows
+        ):
             continue
         rows.append(
             CardRow(
@@ -118,6 +181,14 @@ def read_picker_rows(card: Card) -> list[CardRow]:
             )
         )
     return rows
+
+
+def rows_matching(
+    rows: Sequence[CardRow | MemberRow], query: str
+) -> list[CardRow | MemberRow]:
+    """Return the rows whose folded name (or relation) holds every term of the query."""
+    terms = search_terms(query)
+    return [row for row in rows if all(term in row.search_text for term in terms)]
 
 
 @dataclass(frozen=True)
@@ -143,22 +214,36 @@ def group_by_letter(rows: Iterable[CardRow]) -> list[LetterGroup]:
 def _rows_context(
     card: Card, reader: Caller, params: Mapping[str, str]
 ) -> dict[str, Any]:
+    """Show a picker's rows, found by its search (`q`) when it has one.
+
+    `change` asks to answer an answered card again (its link still lives).
+    """
     rows = read_picker_rows(card)
-    picks = [row for row in rows if not row.padded]
+    changing = card.picked_at is not None and params.get("change") == "1"
+    searchable = len(rows) > SEARCHABLE_ROWS
+    search = params.get("q", "").strip() if searchable else ""
+    shown = rows_matching(rows, search) if search else rows
+    picks = [row for row in shown if not row.padded]
+    all_picks = [row for row in rows if not row.padded]
     return {
         "rows": rows,
         "picks": picks,
         # When only names spelled alike were found, the header offers the
         # first of them instead of repeating the mistyped query.
         "did_you_mean": (
-            picks[0].contact.display_name
-            if picks and all(row.match == SIMILAR_NAME for row in picks)
+            all_picks[0].name
+            if all_picks and all(row.match == SIMILAR_NAME for row in all_picks)
             else ""
         ),
-        "padding": [row for row in rows if row.padded],
+        "padding": [row for row in shown if row.padded],
         # A ranked row explains itself with its reason; others show how to
         # reach the contact.
         "show_channel": not card.payload.get("ranked", False),
+        "searchable": searchable,
+        "search": search,
+        "found_nothing": bool(search) and not shown,
+        "changing": changing,
+        "can_change": card.pick_to_chat and card.picked_at is not None and not changing,
     }
 
 
@@ -184,12 +269,25 @@ def _pick(card: Card, contact_id: int) -> Contact | None:
     return card_contacts(card).filter(pk=survivor.get(contact_id, contact_id)).first()
 
 
+def _pick_member(card: Card, user_id: int) -> UserProfile | None:
+    """Return the member a pick names if the card lists them and they are live."""
+    listed = any(
+        pick.get("source") == HOUSEHOLD and pick["user_id"] == user_id
+        for pick in card.payload.get("picks", [])
+    )
+    if not listed:
+        return None
+    membership = members_of_profiles(household=card.household, profile_ids=[user_id])
+    return membership[user_id].profile if user_id in membership else None
+
+
 card_type(
     CardType(
         kind=CONTACT_PICKER,
         template="cards/contact_picker.html",
         context=_rows_context,
         pick=_pick,
+        pick_member=_pick_member,
     )
 )
 card_type(

@@ -313,6 +313,17 @@ class PickerRow:
 
 
 @dataclass(frozen=True)
+class MemberPickerRow:
+    """A household member on a contact picker: one of find_person's household rows."""
+
+    user_id: int
+    match: str = ""
+
+    def as_payload(self) -> dict[str, Any]:
+        return {"source": "household", "user_id": self.user_id, "match": self.match}
+
+
+@dataclass(frozen=True)
 class PickerRows:
     """The rows of a ranked picker and the ids left out because they are unseen."""
 

@@ -1,5 +1,7 @@
 """Reads of households, their people and memberships."""
 
+from collections.abc import Iterable
+
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet, Sum
@@ -114,6 +116,18 @@ def find_member(*, household: Household, membership_id: int) -> Membership | Non
         .filter(pk=membership_id)
         .first()
     )
+
+
+def members_of_profiles(
+    *, household: Household, profile_ids: Iterable[int]
+) -> dict[int, Membership]:
+    """Return the household's live memberships of these profiles, by profile id."""
+    return {
+        membership.profile_id: membership
+        for membership in Membership.objects.live(household=household)
+        .select_related("profile")
+        .filter(profile_id__in=list(profile_ids))
+    }
 
 
 def live_members(*, role: str | None = None) -> Statement:

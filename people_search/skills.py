@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from contacts.cards import CONTACT_PICKER, picker_payload
 from contacts.models import STATUS_FILTERS, ChannelKind, ContactKind
-from contacts.selectors import PickerRow, statuses_for
+from contacts.selectors import MemberPickerRow, PickerRow, statuses_for
 from household.callers import MemberCaller
 from household.models import LeadStatus, MembershipStatus, Role
 from people_search.engine.matching import Reason
@@ -247,12 +247,13 @@ def find_person(
     )
     card = None
     if len(found.contact_ids) > 1:
-        matches = {
-            row["id"]: row["match"] or ""
+        # The card lists the answer's rows in its order, household people too.
+        rows = [
+            MemberPickerRow(user_id=row["id"], match=row["match"] or "")
+            if row["source"] == "household"
+            else PickerRow(contact_id=row["id"], match=row["match"] or "")
             for row in found.rows
-            if row["source"] == "contacts"
-        }
-        rows = [PickerRow(contact_id=pk, match=matches[pk]) for pk in found.contact_ids]
+        ]
         card = CardRequest(CONTACT_PICKER, picker_payload(query, rows, ranked=False))
     return Answer(
         {"results": found.rows, "count": found.count, "ambiguous": found.ambiguous},

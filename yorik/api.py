@@ -212,9 +212,21 @@ def skill_call_view(skill: Skill) -> type[SkillCallView]:
 
 
 class PickedSerializer(serializers.Serializer):
-    contact_id = serializers.IntegerField()
+    source = serializers.ChoiceField(
+        ["contacts", "household"],
+        help_text="Which id space `id` is in, as on find_person's rows.",
+    )
+    id = serializers.IntegerField(
+        help_text="A contact id, or for source household a user id."
+    )
+    contact_id = serializers.IntegerField(
+        required=False, help_text="The contact's id; on contact picks only."
+    )
+    user_id = serializers.IntegerField(
+        required=False, help_text="The member's user id; on household picks only."
+    )
     display_name = serializers.CharField()
-    picked_at = serializers.DateTimeField()
+    picked_at = serializers.DateTimeField(help_text="When the latest pick was made.")
 
 
 class CardReadSerializer(serializers.Serializer):
@@ -230,7 +242,17 @@ class CardReadSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()
     picked = PickedSerializer(
-        allow_null=True, help_text="The contact the person picked, or null."
+        allow_null=True,
+        help_text=(
+            "The contact (or household member) the person picked last, or null."
+        ),
+    )
+    declined = serializers.BooleanField(
+        required=False,
+        help_text=(
+            "Present (true) when the person chose none of the rows; picked is "
+            "then null."
+        ),
     )
 
 
@@ -242,9 +264,11 @@ class CardDetailView(AgentApiView):
         summary="A card the assistant emitted, with the contact picked on it",
         description=(
             "Poll after emitting a card with pick_to_chat: `picked` stays null "
-            "until the person picks a contact on the card's page. Only the card's "
-            "creator reads it: other members' cards, like other households', "
-            "are 404."
+            "until the person picks a contact on the card's page, and then "
+            "follows the latest pick while the card's link lives (the person may "
+            "change it). `declined: true` says they chose none of these. Only "
+            "the card's creator reads it: other members' cards, like other "
+            "households', are 404."
         ),
         responses={200: CardReadSerializer, **ERRORS},
         tags=["cards"],
@@ -266,8 +290,20 @@ class CardDetailView(AgentApiView):
             data["query"] = card.payload["query"]
         if card.picked_contact is not None:
             data["picked"] = {
+                "source": "contacts",
+                "id": card.picked_contact.pk,
                 "contact_id": card.picked_contact.pk,
                 "display_name": str(card.picked_contact),
                 "picked_at": card.picked_at,
             }
+        elif card.picked_profile is not None:
+            data["picked"] = {
+                "source": "household",
+                "id": card.picked_profile.pk,
+                "user_id": card.picked_profile.pk,
+                "display_name": str(card.picked_profile),
+                "picked_at": card.picked_at,
+            }
+        if card.declined:
+            data["declined"] = True
         return Response(CardReadSerializer(data).data)

@@ -38,14 +38,17 @@ class CardType:
     who opened it, or, for a visitor through the signed link, the card's
     creator as they are now) and the page's query parameters (e.g. `page`
     on a long card).
-    `pick` returns the row a pick names if the card may be answered with
-    it, else None; kinds without it cannot be picked.
+    `pick` returns the contact a pick names if the card may be answered
+    with it, else None; kinds without it cannot be picked (nor declined).
+    `pick_member` does the same for the household members (user profiles)
+    a card lists; kinds without it list none.
     """
 
     kind: str
     template: str
     context: Callable[[Card, Caller, Mapping[str, str]], dict[str, Any]]
     pick: Callable[[Card, int], models.Model | None] | None = None
+    pick_member: Callable[[Card, int], models.Model | None] | None = None
 
 
 _card_types: dict[str, CardType] = {}
@@ -151,7 +154,7 @@ def open_card(
     expired, or once its creator is offboarded, a link opens nothing.
     """
     card = (
-        Card.objects.select_related("household", "picked_contact")
+        Card.objects.select_related("household", "picked_contact", "picked_profile")
         .filter(pk=card_id, expires_at__gt=timezone.now())
         .first()
     )
@@ -217,13 +220,13 @@ def delete_expired_cards() -> int:
 
 
 def find_card(*, caller: Caller, card_id: UUID) -> Card | None:
-    """Return a card the caller created, with its picked contact, or None.
+    """Return a card the caller created, with its pick, or None.
 
     Cards answer one member's question, so only their creator reads them
     back; another member's card is as unknown as a missing one.
     """
     return (
-        Card.objects.select_related("picked_contact")
+        Card.objects.select_related("picked_contact", "picked_profile")
         .filter(
             household_id=caller.household.pk,
             created_by_id=caller.profile.pk,
@@ -243,28 +246,91 @@ class PickRefused(Exception):
         self.card = card
 
 
-class CardAlreadyPicked(PickRefused):
+class CardAnsweredMeanwhile(PickRefused):
+    """An answer sent from a page shown before the card's latest answer.
+
+    The card keeps its latest answer; the person sees it and may change it.
+    """
+
     message = gettext_lazy(
-        "This card has already been picked. A card can be picked only once."
+        "This card was answered in the meantime, perhaps in another tab or "
+        "window. Its answer now is shown below."
     )
 
 
-def pick_contact(*, card: Card, contact_id: int) -> Card:
-    """Record the contact a card was answered with; a card is picked only once.
+def pick_contact(*, card: Card, contact_id: int, seen: int = 0) -> Card:
+    """Record the contact a card was answered with, replacing an earlier answer.
 
-    The conditional UPDATE refuses a second pick even when two arrive at the
-    same moment.
+    `seen` is the number of answers the page that sent the pick was shown
+    with (see _record_answer).
     """
     pick = get_card_type(card.kind).pick
     contact = pick(card, contact_id) if pick and card.pick_to_chat else None
     if contact is None:
         raise PickRefused(card)
+    return _record_answer(card=card, seen=seen, contact=contact)
+
+
+def pick_member(*, card: Card, user_id: int, seen: int = 0) -> Card:
+    """Record the household member a card was answered with (see pick_contact)."""
+    pick = get_card_type(card.kind).pick_member
+    profile = pick(card, user_id) if pick and card.pick_to_chat else None
+    if profile is None:
+        raise PickRefused(card)
+    return _record_answer(card=card, seen=seen, profile=profile)
+
+
+def decline_card(*, card: Card, seen: int = 0) -> Card:
+    """Record that none of the card's rows is the one the person meant."""
+    if not (card.pick_to_chat and get_card_type(card.kind).pick):
+        raise PickRefused(card)
+    return _record_answer(card=card, seen=seen, declined=True)
+
+
+def _record_answer(
+    *,
+    card: Card,
+    seen: int,
+    contact: models.Model | None = None,
+    profile: models.Model | None = None,
+    declined: bool = False,
+) -> Card:
+    """Store one answer (a contact, a member, or none of these) on the card.
+
+    The conditional UPDATE takes the answer only from a page shown with the
+    card's latest answer count (`seen`): of two answers sent from one page at
+    the same moment, one wins. An outdated page's answer is refused with
+    CardAnsweredMeanwhile, unless it repeats the card's answer (a double
+    submit), which is taken as given.
+    """
+    answer = {
+        "picked_contact": contact,
+        "picked_profile": profile,
+        "declined": declined,
+    }
     now = timezone.now()
-    picked = Card.objects.filter(pk=card.pk, picked_at__isnull=True).update(
-        picked_contact=contact, picked_at=now
-    )
-    if not picked:
-        card.refresh_from_db(fields=["picked_contact", "picked_at"])
-        raise CardAlreadyPicked(card)
-    card.picked_contact, card.picked_at = contact, now
+    taken = Card.objects.filter(
+        household_id=card.household_id, pk=card.pk, answers=seen
+    ).update(**answer, picked_at=now, answers=models.F("answers") + 1)
+    if not taken:
+        card.refresh_from_db(
+            fields=[
+                "picked_contact",
+                "picked_profile",
+                "declined",
+                "picked_at",
+                "answers",
+            ]
+        )
+        repeated = (
+            card.picked_contact_id == (contact.pk if contact else None)
+            and card.picked_profile_id == (profile.pk if profile else None)
+            and card.declined == declined
+            and card.picked_at is not None
+        )
+        if not repeated:
+            raise CardAnsweredMeanwhile(card)
+        return card
+    card.picked_contact, card.picked_profile, card.declined = contact, profile, declined
+    card.picked_at, card.answers = now, seen + 1
     return card

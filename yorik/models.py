@@ -74,7 +74,33 @@ class Card(HouseholdRow):
         related_name="+",
         verbose_name=_("picked contact"),
     )
-    picked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("picked at"))
+    picked_profile = models.ForeignKey(
+        "household.UserProfile",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_("The household member picked, on a card that lists members."),
+        verbose_name=_("picked member"),
+    )
+    declined = models.BooleanField(
+        default=False,
+        help_text=_("The person chose “none of these”."),
+        verbose_name=_("none of these"),
+    )
+    picked_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=_("When the latest answer (a pick or “none of these”) was given."),
+        verbose_name=_("picked at"),
+    )
+    # A card's page sends the count it was shown with: an answer from a page
+    # shown before the latest answer is told apart from a change of mind.
+    answers = models.PositiveIntegerField(
+        default=0,
+        help_text=_("How many times the card was answered."),
+        verbose_name=_("answers"),
+    )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     expires_at = models.DateTimeField(verbose_name=_("expires at"))
 

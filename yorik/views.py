@@ -1,7 +1,7 @@
 """Pages: the cards the assistant emits, picking from them, and logging in."""
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
@@ -19,12 +19,14 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from yorik.cards import (
-    CardAlreadyPicked,
+    CardAnsweredMeanwhile,
     OpenedCard,
     PickRefused,
     closed_link,
+    decline_card,
     open_card,
     pick_contact,
+    pick_member,
 )
 from yorik.throttling import wait_for_address
 
@@ -84,7 +86,26 @@ def render_page(
 
 
 class PickForm(forms.Form):
-    contact_id = forms.IntegerField()
+    """One answer from a card's page: a contact, a household member, or none.
+
+    `answers` is how many answers the card had when the page was shown.
+    """
+
+    contact_id = forms.IntegerField(required=False)
+    user_id = forms.IntegerField(required=False)
+    none_of_these = forms.BooleanField(required=False)
+    answers = forms.IntegerField(required=False, min_value=0)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        chosen = [
+            cleaned.get("contact_id") is not None,
+            cleaned.get("user_id") is not None,
+            bool(cleaned.get("none_of_these")),
+        ]
+        if sum(chosen) != 1:
+            raise forms.ValidationError("Choose one row, or none of these.")
+        return cleaned
 
 
 def link_visits_throttled(view: View) -> View:
@@ -138,6 +159,7 @@ def _card_page(
     token: str,
     error: str = "",
     status: int = 200,
+    params: Mapping[str, str] | None = None,
 ) -> HttpResponse:
     card = opened.card
     context = {
@@ -145,7 +167,7 @@ def _card_page(
         "household": card.household,
         "token": token,
         "error": error,
-        **opened.context(request.GET),
+        **opened.context(request.GET if params is None else params),
     }
     return render_page(
         request,
@@ -181,15 +203,27 @@ def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
         return _card_page(
             request, opened, token=token, error=PickRefused.message, status=400
         )
+    answer, seen = form.cleaned_data, form.cleaned_data["answers"] or 0
     try:
-        pick_contact(card=card, contact_id=form.cleaned_data["contact_id"])
-    except PickRefused as refusal:
+        if answer["none_of_these"]:
+            decline_card(card=card, seen=seen)
+        elif answer["user_id"] is not None:
+            pick_member(card=card, user_id=answer["user_id"], seen=seen)
+        else:
+            pick_contact(card=card, contact_id=answer["contact_id"], seen=seen)
+    except CardAnsweredMeanwhile as refusal:
+        # The page shows the card's answer now, ready to be changed again.
         return _card_page(
             request,
             opened,
             token=token,
             error=refusal.message,
-            status=409 if isinstance(refusal, CardAlreadyPicked) else 400,
+            status=409,
+            params={"change": "1"},
+        )
+    except PickRefused as refusal:
+        return _card_page(
+            request, opened, token=token, error=refusal.message, status=400
         )
     # Redirect after the POST, so reloading the confirmation posts nothing.
     query = f"?{urlencode({'t': token}, safe=':')}" if token else ""

@@ -503,15 +503,20 @@ def test_a_member_picks_with_the_session_alone(member_client, card, hans):
     assert card.picked_contact == hans
 
 
-def test_a_second_pick_is_refused_clearly(client, card, oma, hans):
+def test_a_pick_from_a_page_shown_before_the_first_is_refused_clearly(
+    client, card, oma, hans
+):
     token = token_of(card)
     pick(client, card, oma, token=token)
 
+    # Sent from a tab still showing the unanswered card.
     response = pick(client, card, hans, token=token)
 
     assert response.status_code == 409
-    assert "Eine Karte nimmt nur eine Auswahl an" in response.text
+    assert "Diese Karte wurde inzwischen beantwortet" in response.text
     assert "Ausgewählt: Gisela Becker" in response.text
+    # The page is ready for a new pick, counting the answer it shows.
+    assert 'name="answers" value="1"' in response.text
     card.refresh_from_db()
     assert card.picked_contact == oma
 
@@ -616,7 +621,8 @@ def test_the_api_returns_the_card_before_and_after_the_pick(client, api, card, o
     assert body["query"] == "Oma"
     assert body["picked"] is None
     picked = after.json()["picked"]
-    assert picked["contact_id"] == oma.pk
+    assert picked["source"] == "contacts"
+    assert picked["id"] == picked["contact_id"] == oma.pk
     assert picked["display_name"] == "Gisela Becker"
     assert picked["picked_at"]
 
