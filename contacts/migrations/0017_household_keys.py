@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("contacts", "0016_household_foreign_keys"),
-        ("yorik", "0009_household_foreign_keys"),
+        ("yorik", "0010_household_foreign_keys"),
     ]
 
     operations = [

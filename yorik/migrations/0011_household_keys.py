@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     foreign keys between them, so that Citus can distribute them."""
 
     dependencies = [
-        ("yorik", "0009_household_foreign_keys"),
+        ("yorik", "0010_household_foreign_keys"),
         ("contacts", "0017_household_keys"),
     ]
 

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('contacts', '0016_household_foreign_keys'),
-        ('yorik', '0008_alter_apitoken_last_used_at_alter_apitoken_prefix'),
+        ('yorik', '0009_card_answers'),
     ]
 
     operations = [
