@@ -253,7 +253,7 @@ def pick_contact(*, card: Card, contact_id: int) -> Card:
     """Record the contact a card was answered with; a card is picked only once.
 
     The conditional UPDATE refuses a second pick even when two arrive at the
-    same moment.
+    same moment. The pick then teaches what YORIK_PICK_TEACHER learns from it.
     """
     pick = get_card_type(card.kind).pick
     contact = pick(card, contact_id) if pick and card.pick_to_chat else None
@@ -267,4 +267,5 @@ def pick_contact(*, card: Card, contact_id: int) -> Card:
         card.refresh_from_db(fields=["picked_contact", "picked_at"])
         raise CardAlreadyPicked(card)
     card.picked_contact, card.picked_at = contact, now
+    import_string(settings.YORIK_PICK_TEACHER)(card)
     return card
