@@ -5,9 +5,13 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from household.admin_scoping import AutocompleteFilter, HouseholdScopedAdmin
+from household.admin_scoping import (
+    AutocompleteFilter,
+    HouseholdScopedAdmin,
+    request_household,
+)
 from people_search.models import PersonalWord
-from people_search.personal_words import delete_word
+from people_search.personal_words import delete_word, in_household
 
 
 @admin.register(PersonalWord)
@@ -36,6 +40,15 @@ class PersonalWordAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
 
     def delete_model(self, request: HttpRequest, obj: PersonalWord) -> None:
         delete_word(member=obj.member, word_id=obj.pk)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PersonalWord]:
+        words = super().get_queryset(request)
+        household = request_household(request)
+        if household is None:
+            return words
+        return words.filter(
+            in_household(household.pk), member__profile__household=household
+        )
 
     def delete_queryset(
         self, request: HttpRequest, queryset: QuerySet[PersonalWord]

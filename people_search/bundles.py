@@ -15,7 +15,7 @@ from household.bundles import is_among, rows_of
 from household.models import Household, Membership
 from people_search.engine.query import parse_query
 from people_search.models import PersonalWord, PersonalWordKind
-from people_search.personal_words import word_key
+from people_search.personal_words import in_household, word_key
 
 
 def fields() -> dict[str, serializers.Field]:
@@ -56,9 +56,9 @@ def import_rows(*, household: Household, data: dict[str, Any]) -> None:
     """Write the people's words, after their memberships and the contacts."""
     members = {
         member.profile.username: member
-        for member in Membership.objects.filter(household=household).select_related(
-            "profile"
-        )
+        for member in Membership.objects.filter(
+            household=household, profile__household=household
+        ).select_related("profile")
     }
     contacts = dict(
         Contact.objects.filter(household=household).values_list("ref", "pk")
@@ -105,7 +105,11 @@ def add_personal_words(people: list[dict[str, Any]], *, household: Household) ->
     """Add each exported person's words and name choices, as import_rows reads them."""
     by_username: dict[str, dict[str, list[dict[str, str]]]] = {}
     for word in (
-        PersonalWord.objects.filter(household=household)
+        PersonalWord.objects.filter(
+            in_household(household.pk),
+            household=household,
+            member__profile__household=household,
+        )
         .select_related("member__profile", "contact", "person")
         .order_by("pk")
     ):

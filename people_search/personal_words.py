@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from contacts.models import Contact
@@ -244,12 +245,25 @@ def learn_from_pick(card: Card) -> PersonalWord | None:
     )
 
 
+def in_household(household_id: int) -> Q:
+    """Return that a word's joined member and targets are of the household too."""
+    return (
+        Q(member__household_id=household_id)
+        & (Q(contact__isnull=True) | Q(contact__household_id=household_id))
+        & (Q(person__isnull=True) | Q(person__household_id=household_id))
+    )
+
+
 def lesson_of_card(card: Card) -> PersonalWord | None:
     """Return what the card's pick taught and is still remembered, or None."""
     if card.picked_at is None or card.kind != PICKER_KIND:
         return None
     return (
-        PersonalWord.objects.filter(household_id=card.household_id, card_id=card.pk)
+        PersonalWord.objects.filter(
+            in_household(card.household_id),
+            household_id=card.household_id,
+            card_id=card.pk,
+        )
         .select_related("contact")
         .first()
     )
@@ -259,7 +273,9 @@ def lesson_of_card(card: Card) -> PersonalWord | None:
 def forget_lesson(card: Card) -> bool:
     """Forget what the card's pick taught; return whether anything was."""
     lessons = PersonalWord.objects.filter(
-        household_id=card.household_id, card_id=card.pk
+        in_household(card.household_id),
+        household_id=card.household_id,
+        card_id=card.pk,
     ).select_related("member")
     members = {lesson.member for lesson in lessons}
     deleted, _ = lessons.delete()
@@ -274,7 +290,11 @@ def forget_lesson(card: Card) -> bool:
 def words_of(member: Membership) -> list[PersonalWord]:
     """Return the member's words and name choices, by word."""
     return list(
-        PersonalWord.objects.filter(household_id=member.household_id, member=member)
+        PersonalWord.objects.filter(
+            in_household(member.household_id),
+            household_id=member.household_id,
+            member=member,
+        )
         .select_related("contact", "person")
         .order_by("word", "pk")
     )
