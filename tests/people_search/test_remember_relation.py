@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from household.callers import MemberCaller
@@ -145,6 +146,8 @@ def test_two_people_under_one_word_stay_ambiguous_with_a_picker(
     ]
     assert response.json()["ambiguous"] is True
     assert response.json()["card"]["kind"] == "contact_picker"
+    page = Client().get(response.json()["card"]["url"]).content.decode()
+    assert page.count("Dein Wort") == 2
 
 
 def test_forget_removes_the_word_and_is_idempotent(api_as, tom, ruth):
