@@ -509,7 +509,7 @@ stays as it is. From then on find_person answers this caller's word with that
 row first, match="learned". forget=true removes the word.""",
     input_serializer=RememberRelationInput,
     output_serializer=RememberRelationOutput,
-    cost="1 indexed SELECT of the target, 1-2 of the caller's words, 1-2 writes",
+    cost="2 indexed SELECTs (the target, the caller's word) and 1-2 writes",
     permissions=["admin", "member"],
     side_effects=(
         "Stores or removes one word of the caller's own; nothing shared changes."

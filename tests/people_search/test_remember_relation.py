@@ -280,3 +280,24 @@ def test_words_cost_one_select_and_nothing_for_who_taught_none(
     api_as(tom).call("remember_relation", {"contact_id": gisela.pk, "word": "Opa"})
     assert selects(tom, inputs) == untaught + 1
     assert selects(anna, inputs) == untaught + 1
+
+
+@pytest.mark.parametrize("forget", [False, True])
+def test_remembering_costs_what_the_manifest_says(tom, ruth, forget):
+    caller = MemberCaller(
+        membership=Membership.objects.select_related("household", "profile").get(
+            pk=tom.pk
+        )
+    )
+    inputs = {"contact_id": ruth.pk, "word": "Mutter", "forget": forget}
+
+    with CaptureQueriesContext(connection) as context:
+        get_skill("remember_relation").run(caller, **inputs)
+
+    statements = [query["sql"].split()[0] for query in context.captured_queries]
+    assert statements.count("SELECT") == 2
+    assert (
+        get_skill("remember_relation")
+        .manifest()["cost"]
+        .startswith("2 indexed SELECTs")
+    )
