@@ -113,8 +113,37 @@ class HouseholdPart(StrictSerializer):
     language = serializers.ChoiceField(Language.choices, default=Language.GERMAN)
 
 
+USERNAME = r"^[\w.@+-]+\Z"
+
+
+class RelationWordPart(StrictSerializer):
+    """A person's own word for a contact (its ref) or another person (username)."""
+
+    word = serializers.CharField(max_length=60)
+    contact = serializers.CharField(max_length=64, required=False)
+    person = serializers.RegexField(USERNAME, max_length=150, required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("contact" in attrs) == ("person" in attrs):
+            raise serializers.ValidationError(
+                {"contact": "give exactly one of contact and person"}
+            )
+        return attrs
+
+
+class NameChoicePart(StrictSerializer):
+    """The contact (its ref) a person meant by a name."""
+
+    query = serializers.CharField(max_length=60)
+    contact = serializers.CharField(max_length=64)
+
+
+# A person's own words, written by people_search's section once contacts exist.
+PERSONAL_WORD_KEYS = ("relation_words", "name_choices")
+
+
 class PersonPart(StrictSerializer):
-    username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150)
+    username = serializers.RegexField(USERNAME, max_length=150)
     first_name = text(max_length=150)
     last_name = text(max_length=150)
     email = serializers.EmailField(allow_blank=True, default="")
@@ -127,6 +156,8 @@ class PersonPart(StrictSerializer):
     # The person's preferred language, given only when it is not the household's.
     language = serializers.ChoiceField(Language.choices, required=False)
     deleted_at = serializers.DateTimeField(allow_null=True, default=None)
+    relation_words = RelationWordPart(many=True, required=False)
+    name_choices = NameChoicePart(many=True, required=False)
 
 
 class LeadPart(StrictSerializer):
@@ -240,7 +271,10 @@ def create_household(*, data: dict[str, Any]) -> Household:
 def import_rows(*, household: Household, data: dict[str, Any]) -> None:
     """Write the validated people, leads and calendar events of a bundle."""
     memberships = {
-        person["username"]: create_member(household=household, **person)
+        person["username"]: create_member(
+            household=household,
+            **{k: v for k, v in person.items() if k not in PERSONAL_WORD_KEYS},
+        )
         for person in data["people"]
     }
 

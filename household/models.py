@@ -268,6 +268,10 @@ class Membership(HouseholdRow):
         help_text=_("Model tokens the assistant may spend for this person each month."),
         verbose_name=_("monthly token allowance"),
     )
+    # Whether the member taught Yorik words of their own (people_search's
+    # PersonalWord): find_person reads them only then, and costs nothing more
+    # for everyone else.
+    has_personal_words = models.BooleanField(default=False, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     objects = MembershipQuerySet.as_manager()

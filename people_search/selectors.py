@@ -35,6 +35,7 @@ from people_search.engine.sql import Statement, sql
 from people_search.engine.statements import Table, first_matches, grouped_matches
 from people_search.index.models import Subject
 from people_search.index.similar import find_similar_names, similar_name_ids
+from people_search.personal_words import learned_rows, learned_statement
 from yorik.sizes import one_plan_fits
 
 
@@ -187,17 +188,36 @@ def find_contacts(
         details=contact_details(household_id=household.pk),
         similar_ids=similar_ids,
         limit=limit,
-        to_row=lambda value: {
-            "source": "contacts",
-            "id": value["id"],
-            "display_name": value["display_name"],
-            "relation": value["relation"],
-            "kind": value["kind"],
-            "channels": _json_list(value["channels"]),
-            "addresses": _json_list(value["addresses"]),
-            "match": Reason.CHANNEL if channel else match_reason(query, value),
-        },
+        to_row=lambda value: _contact_row(
+            value, Reason.CHANNEL if channel else match_reason(query, value)
+        ),
     )
+
+
+def _contact_row(value: Mapping[str, Any], match: str | None) -> dict[str, Any]:
+    return {
+        "source": "contacts",
+        "id": value["id"],
+        "display_name": value["display_name"],
+        "relation": value["relation"],
+        "kind": value["kind"],
+        "channels": _json_list(value["channels"]),
+        "addresses": _json_list(value["addresses"]),
+        "match": match,
+    }
+
+
+def _household_row(value: Mapping[str, Any], match: str | None) -> dict[str, Any]:
+    return {
+        "source": "household",
+        "id": value["profile_id"],
+        "name": _full_name(value["first_name"], value["last_name"]),
+        "first_name": value["first_name"],
+        "last_name": value["last_name"],
+        "role": value["role"],
+        "email": value["email"],
+        "match": match,
+    }
 
 
 def _json_list(texts: Sequence[str]) -> list[Any]:
@@ -231,11 +251,13 @@ def find_person_rows(
     role: str | None = None,
     channel_kind: str | None = None,
     channel_value: str | None = None,
+    speaker: Membership | None = None,
 ) -> PersonRows:
     """Return the household's people and contacts a query or channel finds, best first.
 
-    Rows of every source are ordered by how strongly they match, then by
-    name. One SELECT per source searched; when nobody matches by name, the
+    The rows the speaker's own words name come first (`find_learned`); then
+    rows of every source, ordered by how strongly they match, then by name.
+    One SELECT per source searched; when nobody matches by name, the
     similar-name lane looks for typos and each source it found candidates in
     is read once more. A channel value that cannot be read raises a
     ValidationError naming `channel_value`.
@@ -282,13 +304,24 @@ def find_person_rows(
         return household_found, contacts_found
 
     contacts_too = source in ("contacts", "auto")
+    learned = find_learned(
+        household=household,
+        speaker=speaker,
+        query=None if channel else parsed,
+        contact_filters=(
+            contact_filters(household_id=household.pk, statuses=statuses, kind=kind)
+            if contacts_too
+            else None
+        ),
+        member_filters=live_members(role=role) if people else None,
+    )
     household_found, contacts = lookup(
         () if people else None, () if contacts_too else None
     )
     nobody = not (household_found and household_found.count) and not (
         contacts and contacts.count
     )
-    if nobody and parsed and not channel:
+    if nobody and parsed and not channel and not learned:
         # Nobody by name: the typo lane, in the sources it has candidates in.
         subjects = [
             subject
@@ -315,11 +348,77 @@ def find_person_rows(
     best = min((f.best_tier for f in found if f.best_tier is not None), default=None)
     if contacts and contacts.best_tier == best and contacts.best_count > 1:
         contact_ids = [row["id"] for row in merged.rows if row["source"] == "contacts"]
+    return learned_first(
+        learned,
+        PersonRows(
+            rows=merged.rows,
+            count=merged.count,
+            ambiguous=merged.ambiguous,
+            contact_ids=contact_ids,
+        ),
+        limit=limit,
+    )
+
+
+def find_learned(
+    *,
+    household: Household,
+    speaker: Membership | None,
+    query: Query | None,
+    contact_filters: Statement | None,
+    member_filters: Statement | None,
+) -> list[dict[str, Any]]:
+    """Return the rows the speaker's own words name for the query, by name.
+
+    One SELECT, none when the speaker taught nothing; a source whose filters
+    are None is not searched.
+    """
+    values = learned_rows(
+        speaker=speaker,
+        query=query,
+        read=lambda key: _rows(
+            learned_statement(
+                household_id=household.pk,
+                member_id=speaker.pk,
+                key=key,
+                contact_details=contact_details(household_id=household.pk),
+                contact_filters=contact_filters,
+                member_filters=member_filters,
+            )
+        ),
+    )
+    rows: dict[tuple[str, int], tuple[str, dict[str, Any]]] = {}
+    for value in values:
+        if value["id"] is not None:
+            row = _contact_row(value, Reason.LEARNED)
+            sort_name = value["display_name"].casefold()
+        elif value["profile_id"] is not None:
+            row = _household_row(value, Reason.LEARNED)
+            sort_name = value["person_sort_name"]
+        else:  # A contact or member the query's source and filters leave out.
+            continue
+        rows.setdefault((row["source"], row["id"]), (sort_name, row))
+    return [row for _, row in sorted(rows.values(), key=lambda pair: pair[0])]
+
+
+def learned_first(
+    learned: list[dict[str, Any]], found: PersonRows, *, limit: int
+) -> PersonRows:
+    """Return the learned rows first, then the other rows found.
+
+    The answer is not ambiguous when exactly one row is learned; several
+    learned contacts are the picker's rows.
+    """
+    if not learned:
+        return found
+    seen = {(row["source"], row["id"]) for row in learned}
+    others = [row for row in found.rows if (row["source"], row["id"]) not in seen]
+    learned_contacts = [row["id"] for row in learned if row["source"] == "contacts"]
     return PersonRows(
-        rows=merged.rows,
-        count=merged.count,
-        ambiguous=merged.ambiguous,
-        contact_ids=contact_ids,
+        rows=[*learned, *others][:limit],
+        count=found.count + len(learned) - (len(found.rows) - len(others)),
+        ambiguous=len(learned) > 1,
+        contact_ids=learned_contacts if len(learned_contacts) > 1 else [],
     )
 
 
@@ -345,16 +444,7 @@ def find_household_people(
         details=sql("m.role, m.profile_id, p.first_name, p.last_name, p.email"),
         similar_ids=similar_ids,
         limit=limit,
-        to_row=lambda value: {
-            "source": "household",
-            "id": value["profile_id"],
-            "name": " ".join(filter(None, [value["first_name"], value["last_name"]])),
-            "first_name": value["first_name"],
-            "last_name": value["last_name"],
-            "role": value["role"],
-            "email": value["email"],
-            "match": match_reason(query, value),
-        },
+        to_row=lambda value: _household_row(value, match_reason(query, value)),
     )
 
 

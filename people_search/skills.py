@@ -1,4 +1,5 @@
-"""Skills that find people: find_person, people_search and search_anything."""
+"""Skills that find people (find_person, people_search, search_anything) and
+remember who a member means by their own words (remember_relation)."""
 
 from typing import Any
 
@@ -10,11 +11,13 @@ from contacts.selectors import MemberPickerRow, PickerRow, statuses_for
 from household.callers import MemberCaller
 from household.models import LeadStatus, MembershipStatus, Role
 from people_search.engine.matching import Reason
+from people_search.personal_words import find_target, remember_word
 from people_search.selectors import find_person_rows, search_everything
 from people_search.turns import people_search_answer
-from yorik.registry import Answer, CardRequest, skill
+from yorik.registry import Answer, CardRequest, ToolAnnotations, skill
 from yorik.serializers import (
     CardSerializer,
+    StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
     StrictIntegerField,
@@ -30,8 +33,10 @@ PERSON_MATCH_HELP = (
     "relation (the relation or an alias names what the query names, in German "
     "or English: 'Oma', 'grandma', 'der Klempner'), nickname (a nickname or "
     "variant of a given name: 'Sepp' for Josef), email, phone, channel (the "
-    "channel lookup), similar_name (a name that sounds or is spelled alike). "
-    "Null when no query or channel was given."
+    "channel lookup), similar_name (a name that sounds or is spelled alike), "
+    "learned (the caller's own word or name choice for this person, taught by "
+    "remember_relation or a pick: such rows come first). Null when no query "
+    "or channel was given."
 )
 
 
@@ -169,7 +174,8 @@ class FindPersonOutput(serializers.Serializer):
     ambiguous = serializers.BooleanField(
         help_text=(
             "True when more than one row shares the strongest match: ask the "
-            "user. Weaker rows after one strong match do not make it ambiguous."
+            "user. Weaker rows after one strong match do not make it ambiguous, "
+            "nor do the rows after exactly one learned row."
         )
     )
     card = CardSerializer(
@@ -207,11 +213,15 @@ For a relational descriptor ("my friend", "der Klempner", "Oma") do not ask for 
 name in prose: first try find_person(query="<descriptor>", source="contacts"),
 which matches the relation field; with no hit, use list_contacts_for_picking's
 two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 picks
-(fewer are padded with recent contacts).""",
+(fewer are padded with recent contacts).
+Rows with match="learned" are the caller's own word for that person (taught by
+remember_relation or a pick on a card): they come first; when exactly one row is
+learned the answer is not ambiguous, and the other candidates follow it.""",
     input_serializer=FindPersonInput,
     output_serializer=FindPersonOutput,
     cost=(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
+        "1 more when the caller taught Yorik words of their own; "
         "when nobody matches by name, 1 similar-name lookup (2 SELECTs) and 1 "
         "more SELECT per source it found candidates in; and one count of the "
         "household's rows every 5 minutes"
@@ -244,6 +254,7 @@ def find_person(
         role=role,
         channel_kind=channel_kind,
         channel_value=channel_value,
+        speaker=caller.membership,
     )
     card = None
     if len(found.contact_ids) > 1:
@@ -427,3 +438,98 @@ def search_anything(
         limit=limit,
     )
     return Answer({"items": items, "totalCount": len(items)})
+
+
+class RememberRelationInput(StrictSerializer):
+    contact_id = StrictIntegerField(
+        required=False,
+        min_value=1,
+        help_text="A contact id, as find_person's contact rows give it.",
+    )
+    user_id = StrictIntegerField(
+        required=False,
+        min_value=1,
+        help_text=(
+            "A user id of another member of the household, as find_person's "
+            "household rows give it. Give contact_id or user_id, not both."
+        ),
+    )
+    word = StrictCharField(
+        max_length=60,
+        help_text=(
+            "The caller's own word for the person, as they say it: 'Mutter', "
+            "'Oma', 'mein Chef', 'meine Frau'. At least one letter."
+        ),
+    )
+    forget = StrictBooleanField(
+        default=False, help_text="True removes the word instead of storing it."
+    )
+
+    def validate_word(self, value: str) -> str:
+        if not any(char.isalpha() for char in value):
+            raise serializers.ValidationError("A word needs at least one letter.")
+        return value
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if ("contact_id" in attrs) == ("user_id" in attrs):
+            raise serializers.ValidationError(
+                {"contact_id": "Give exactly one of contact_id and user_id."}
+            )
+        return attrs
+
+
+class RememberedTargetSerializer(serializers.Serializer):
+    source = serializers.ChoiceField(
+        ["household", "contacts"], help_text="Which id space `id` is in."
+    )
+    id = serializers.IntegerField(help_text="The contact id or user id.")
+    name = serializers.CharField()
+
+
+class RememberRelationOutput(serializers.Serializer):
+    remembered = serializers.BooleanField(
+        help_text="Whether the word is remembered now (false after forget)."
+    )
+    word = serializers.CharField()
+    target = RememberedTargetSerializer()
+
+
+@skill(
+    name="remember_relation",
+    description=(
+        "Remember the caller's own word for a contact or another household "
+        "member ('Mutter', 'meine Frau'), or forget it."
+    ),
+    when_to_use="""\
+Use when the user tells who they mean by a word of their own: "Ruth ist meine
+Mutter", "with 'the boss' I mean Dana", or corrects a wrong guess ("nein, Oma ist
+Gisela"). Find the person first with find_person and pass the row's id as
+contact_id (contact rows) or user_id (household rows). The word is the caller's
+alone: other members' queries never use it, and the shared relation of a contact
+stays as it is. From then on find_person answers this caller's word with that
+row first, match="learned". forget=true removes the word.""",
+    input_serializer=RememberRelationInput,
+    output_serializer=RememberRelationOutput,
+    cost="2 indexed SELECTs (the target, the caller's word) and 1-2 writes",
+    permissions=["admin", "member"],
+    side_effects=(
+        "Stores or removes one word of the caller's own; nothing shared changes."
+    ),
+    tags=["contacts", "users", "relations", "write"],
+    annotations=ToolAnnotations(read_only=False, destructive=False, idempotent=True),
+)
+def remember_relation(
+    caller: MemberCaller,
+    *,
+    word: str,
+    forget: bool,
+    contact_id: int | None = None,
+    user_id: int | None = None,
+) -> Answer:
+    target = find_target(
+        speaker=caller.membership, contact_id=contact_id, user_id=user_id
+    )
+    remembered = remember_word(
+        speaker=caller.membership, word=word, target=target, forget=forget
+    )
+    return Answer({"remembered": remembered, "word": word, "target": target.as_dict()})

@@ -3,7 +3,8 @@
 The file is composed of sections, one module per app that owns the keys:
 household.bundles (household, people, leads, calendar_events), contacts.bundles
 (contacts, contact_merges, dismissed_duplicates, paperless) and compose.bundles
-(letter_templates). Each offers the Section interface below; this module adds
+(letter_templates), and people_search.bundles (people's own words, on their
+people rows). Each offers the Section interface below; this module adds
 the format, fixes the key order and runs them in layer order, so no app below
 needs to know the others.
 """
@@ -22,6 +23,7 @@ from compose import bundles as compose_bundles
 from contacts import bundles as contacts_bundles
 from household import bundles as household_bundles
 from household.models import Household
+from people_search import bundles as people_search_bundles
 from yorik.bulk import cyclic_gc_paused
 from yorik.serializers import StrictSerializer, flatten_errors
 from yorik.statistics import analyze_after_commit
@@ -75,7 +77,12 @@ class Section(Protocol):
 
 
 # In layer order: a section's rows may refer to those of the sections before it.
-SECTIONS: tuple[Section, ...] = (household_bundles, contacts_bundles, compose_bundles)
+SECTIONS: tuple[Section, ...] = (
+    household_bundles,
+    contacts_bundles,
+    people_search_bundles,
+    compose_bundles,
+)
 
 
 class BundleError(Exception):
@@ -170,4 +177,7 @@ def export_household(*, household: Household) -> dict[str, Any]:
     sections: dict[str, Any] = {"format": BUNDLE_FORMAT}
     for section in SECTIONS:
         sections |= section.export_rows(household=household)
+    # People's words refer to contacts and to each other: written onto the
+    # people rows once both are exported.
+    people_search_bundles.add_personal_words(sections["people"], household=household)
     return {key: sections[key] for key in BUNDLE_KEYS}

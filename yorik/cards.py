@@ -338,7 +338,7 @@ def _record_answer(
     card's latest answer count (`seen`): of two answers sent from one page at
     the same moment, one wins. An outdated page's answer is refused with
     CardAnsweredMeanwhile, unless it repeats the card's answer (a double
-    submit), which is taken as given.
+    submit), which is taken as given and teaches nothing more.
     """
     answer = {
         "picked_contact": contact,
@@ -370,4 +370,6 @@ def _record_answer(
         return card
     card.picked_contact, card.picked_profile, card.declined = contact, profile, declined
     card.picked_at, card.answers = now, seen + 1
+    # What the answer teaches (YORIK_PICK_TEACHER) follows the latest answer.
+    import_string(settings.YORIK_PICK_TEACHER)(card)
     return card

@@ -373,6 +373,8 @@ YORIK_CARD_LINK_RATE = os.environ.get("YORIK_CARD_LINK_RATE", "60/min")
 YORIK_PAGE_VIEWER = "household.callers.caller_for_user"
 # Who acts for a card's creator through its signed link: the household app answers.
 YORIK_PROFILE_CALLER = "household.callers.caller_for_profile"
+# What a pick on a card teaches its creator: people search answers.
+YORIK_PICK_TEACHER = "people_search.personal_words.learn_from_pick"
 YORIK_VCARD_MAX_BYTES = int(
     os.environ.get("YORIK_VCARD_MAX_BYTES", str(20 * 1024 * 1024))
 )

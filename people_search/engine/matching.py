@@ -79,6 +79,8 @@ class Reason(StrEnum):
     PHONE = "phone"
     CHANNEL = "channel"
     SIMILAR_NAME = "similar_name"
+    # One of the caller's own words or name choices names the row.
+    LEARNED = "learned"
 
 
 # The fields of a match document. Each segment is "|" then the field's

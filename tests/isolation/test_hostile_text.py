@@ -31,6 +31,10 @@ HOSTILE_CALLS: dict[str, Inputs] = {
     "people_search": lambda world: [({"query": HOSTILE_WORD}, HOSTILE)],
     "search_anything": lambda world: [({"query": HOSTILE_WORD}, HOSTILE)],
     "find_known_provider": lambda world: [({"category": "Zahnarzt"}, HOSTILE[:1])],
+    "remember_relation": lambda world: [
+        ({"contact_id": contact.pk, "word": HOSTILE_WORD}, (contact.display_name,))
+        for contact in world.a.hostile_contacts
+    ],
     "compose_check_recipient": lambda world: [
         (
             {"contact_id": contact.pk, "template_id": world.a.template.template_id},

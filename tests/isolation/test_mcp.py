@@ -41,8 +41,10 @@ def b_values(world: World) -> dict[str, Any]:
 
 def test_every_tool_is_probed_with_bs_data():
     probed = {skill_name for skill_name, _ in PROBES.values()}
-    # Tested below by their own tests: ranked picks and the recipient check.
+    # Tested below by their own tests: ranked picks, the recipient check and
+    # remembering a word for B's people.
     probed |= {"list_contacts_for_picking", "compose_check_recipient"}
+    probed |= {"remember_relation"}
 
     assert {skill.name for skill in all_skills()} <= probed
 
@@ -204,3 +206,24 @@ def test_tool_definitions_carry_no_contact_text(world, mcp_of):
 
     for text in [*HOSTILE, world.a.contact.display_name]:
         assert json.dumps(text)[1:-1] not in listed
+
+
+@pytest.mark.parametrize("target", ["contact_id", "user_id"])
+@pytest.mark.parametrize("role", ROLES)
+def test_a_word_for_bs_people_answers_as_for_missing_ones(world, mcp_of, role, target):
+    theirs = {
+        "contact_id": world.b.contact.pk,
+        "user_id": world.b.admin.profile_id,
+    }[target]
+    client = mcp_of("a", role)
+
+    error = mcp_error(
+        client.call("remember_relation", {target: theirs, "word": "Nachbar"})
+    )
+    missing = mcp_error(
+        client.call("remember_relation", {target: 10**9, "word": "Nachbar"})
+    )
+
+    expected = "not_found" if allowed(role, "remember_relation") else "forbidden"
+    assert error == missing
+    assert error["code"] == expected

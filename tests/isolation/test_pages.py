@@ -5,6 +5,7 @@ import re
 import pytest
 from django.test import Client
 
+from people_search.models import PersonalWord
 from tests.isolation.world import (
     B_PHONES,
     B_SURNAME,
@@ -189,6 +190,7 @@ PAGES = {
     "member": lambda world: f"/de/dashboard/members/{world.a.admin.pk}",
     "leads": lambda world: "/de/dashboard/leads",
     "card": lambda world: f"/cards/{world.a.cards['contacts_found'].pk}/",
+    "my words": lambda world: "/de/dashboard/words",
 }
 
 
@@ -312,3 +314,75 @@ def test_personal_pages_are_never_cached(world, a_browser, path):
 
     assert response.status_code == 200
     assert "no-store" in response["Cache-Control"]
+
+
+# A member's own words
+
+
+def b_words(world: World) -> list[PersonalWord]:
+    return list(PersonalWord.objects.filter(household=world.b.household))
+
+
+@pytest.mark.parametrize("lang", ["de", "en"])
+def test_the_words_page_shows_nothing_of_b_and_deletes_none_of_bs_words(
+    world, a_browser, lang
+):
+    words = b_words(world)
+    assert words, "B's picked card teaches B's admin a word: fix the world."
+
+    page = a_browser.get(f"/{lang}/dashboard/words")
+    for word in words:
+        a_browser.post(f"/{lang}/dashboard/words", {"word_id": word.pk})
+
+    assert page.status_code == 200
+    assert not shows_b(page.content.decode())
+    assert b_words(world) == words
+
+
+def test_a_members_words_page_lists_only_their_own(world, browser_of):
+    """A's member sees none of A's admin's words either."""
+    admin, member = world.a.admin, world.a.members["member"]
+    PersonalWord.objects.create(
+        household=world.a.household,
+        member=admin,
+        kind="relation",
+        word="Chefin",
+        phrase="chefin",
+        contact=world.a.contact,
+    )
+
+    assert "Chefin" in browser_of(admin).get("/en/dashboard/words").content.decode()
+    assert (
+        "Chefin" not in browser_of(member).get("/en/dashboard/words").content.decode()
+    )
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_bs_card_lesson_cannot_be_undone_from_as_session(world, a_browser, kind):
+    words = b_words(world)
+
+    response = a_browser.post(f"/cards/{world.b.cards[kind].pk}/forget/")
+
+    assert_not_found(response)
+    assert b_words(world) == words
+
+
+@pytest.mark.parametrize("dead", DEAD_LOGINS)
+def test_logins_without_an_acting_membership_cannot_undo_a_lesson(
+    world, browser_of, dead
+):
+    words = b_words(world)
+    card = world.b.cards["contact_picker_ranked"]
+
+    anonymous = Client().post(f"/cards/{card.pk}/forget/")
+    tampered = Client().post(
+        f"/cards/{card.pk}/forget/",
+        {"t": token_of(world.a.cards["contact_picker_ranked"])},
+    )
+    dead_login = browser_of(world.a.dead_members[dead]).post(
+        f"/cards/{card.pk}/forget/"
+    )
+
+    for response in (anonymous, tampered, dead_login):
+        assert_not_found(response)
+    assert b_words(world) == words

@@ -63,6 +63,16 @@ COVERED_BY: dict[str, list[Callable[..., None]]] = {
         test_pages.test_anonymous_visitors_are_sent_to_log_in_or_get_404,
         test_pages.test_logins_without_an_acting_membership_see_nothing,
     ],
+    "^(?P<lang>de|en)/dashboard/words$": [
+        test_pages.test_the_words_page_shows_nothing_of_b_and_deletes_none_of_bs_words,
+        test_pages.test_a_members_words_page_lists_only_their_own,
+        test_pages.test_anonymous_visitors_are_sent_to_log_in_or_get_404,
+        test_pages.test_logins_without_an_acting_membership_see_nothing,
+    ],
+    "cards/<uuid:card_id>/forget/": [
+        test_pages.test_bs_card_lesson_cannot_be_undone_from_as_session,
+        test_pages.test_logins_without_an_acting_membership_cannot_undo_a_lesson,
+    ],
     "^(?P<lang>de|en)/dashboard/leads$": [
         test_pages.test_leads_page_never_lists_or_highlights_bs_lead,
         test_pages.test_anonymous_visitors_are_sent_to_log_in_or_get_404,

@@ -21,6 +21,7 @@ MINIMAL_INPUTS: dict[str, Callable[[Side], dict[str, Any]]] = {
     "find_person": lambda side: {"query": side.contact.first_name},
     "list_contacts_for_picking": lambda side: {},
     "people_search": lambda side: {"query": "Dana"},
+    "remember_relation": lambda side: {"contact_id": side.contact.pk, "word": "Oma"},
     "search_anything": lambda side: {"query": "Dana"},
 }
 SKILLS = [skill.name for skill in all_skills()]

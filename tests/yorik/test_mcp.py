@@ -28,6 +28,8 @@ READ_ONLY = {
     "idempotentHint": True,
     "openWorldHint": False,
 }
+# remember_relation writes the caller's own word: again and again the same.
+WRITES_OWN = {**READ_ONLY, "readOnlyHint": False}
 # The SDK's connect modes: discover (2026-07-28), or the 2025 initialize
 # handshake, answered without a session.
 MODES = {"auto": "2026-07-28", "legacy": "2025-11-25"}
@@ -127,8 +129,9 @@ def test_an_admin_lists_every_skill_as_a_tool(as_admin, api, mode, version):
         assert tool.input_schema == exported[skill.name]["input_schema"]
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         assert tool.output_schema == skill.output_schema()
+        expected = READ_ONLY if skill.name != "remember_relation" else WRITES_OWN
         assert tool.annotations.model_dump(by_alias=True, exclude_none=True) == (
-            READ_ONLY
+            expected
         )
 
 
