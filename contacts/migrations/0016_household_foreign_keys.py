@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('contacts', '0015_alter_carddavaccount_address_book_url_and_more'),
-        ('household', '0012_event_attendees_and_household_foreign_keys'),
+        ('household', '0013_event_attendees_and_household_foreign_keys'),
     ]
 
     operations = [

@@ -10,6 +10,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ("contacts", "0016_household_foreign_keys"),
         ("yorik", "0010_household_foreign_keys"),
+        ("people_search", "0011_household_foreign_keys"),
     ]
 
     operations = [

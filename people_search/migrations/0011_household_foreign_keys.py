@@ -8,11 +8,16 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('household', '0012_event_attendees_and_household_foreign_keys'),
-        ('people_search', '0009_name_word_use_rows_with_household'),
+        ('household', '0013_event_attendees_and_household_foreign_keys'),
+        ('people_search', '0010_personal_words'),
     ]
 
     operations = [
+        migrations.AlterField(
+            model_name='personalword',
+            name='contact',
+            field=yorik.tenancy.HouseholdForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='contacts.contact', verbose_name='contact'),
+        ),
         migrations.RemoveConstraint(
             model_name='nameworduse',
             name='name_word_use_unique',

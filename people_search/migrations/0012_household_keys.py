@@ -8,13 +8,12 @@ class Migration(migrations.Migration):
     foreign keys between them, so that Citus can distribute them."""
 
     dependencies = [
-        ("household", "0012_event_attendees_and_household_foreign_keys"),
+        ("people_search", "0011_household_foreign_keys"),
+        ("contacts", "0017_household_keys"),
     ]
 
     operations = [
-        HouseholdKeys("Lead"),
-        HouseholdKeys("CalendarEvent"),
-        HouseholdKeys("EventAttendee"),
-        HouseholdKeys("Conversation"),
-        HouseholdKeys("ModelUsage"),
+        HouseholdKeys("NameWord"),
+        HouseholdKeys("NameWordUse"),
+        HouseholdKeys("PersonalWord"),
     ]

@@ -40,7 +40,7 @@ ALTER TABLE {ATTENDEES} DROP COLUMN household_id,
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('household', '0011_household_first_search_indexes'),
+        ('household', '0012_membership_has_personal_words'),
     ]
 
     operations = [

@@ -8,10 +8,13 @@ class Migration(migrations.Migration):
     foreign keys between them, so that Citus can distribute them."""
 
     dependencies = [
-        ("people_search", "0010_household_foreign_keys"),
+        ("household", "0013_event_attendees_and_household_foreign_keys"),
     ]
 
     operations = [
-        HouseholdKeys("NameWord"),
-        HouseholdKeys("NameWordUse"),
+        HouseholdKeys("Lead"),
+        HouseholdKeys("CalendarEvent"),
+        HouseholdKeys("EventAttendee"),
+        HouseholdKeys("Conversation"),
+        HouseholdKeys("ModelUsage"),
     ]
