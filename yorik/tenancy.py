@@ -98,10 +98,19 @@ class HouseholdForeignKey(models.ForeignKey):
 
 
 class HouseholdRow(models.Model):
-    """A row that keeps the household it was created in."""
+    """A row that keeps the household it was created in, and is read again
+    from its household's rows."""
 
     class Meta:
         abstract = True
+
+    def refresh_from_db(self, using=None, fields=None, from_queryset=None) -> None:
+        household_id = getattr(self, f"{HOUSEHOLD_FIELD}_id")
+        if from_queryset is None and household_id is not None:
+            from_queryset = type(self)._base_manager.filter(
+                **{f"{HOUSEHOLD_FIELD}_id": household_id}
+            )
+        super().refresh_from_db(using, fields, from_queryset)
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if (

@@ -142,3 +142,12 @@ def test_reading_a_related_row_names_its_household(
 def test_distributing_needs_a_citus_coordinator():
     with pytest.raises(CommandError, match="no citus extension"):
         call_command("distribute_tables")
+
+
+def test_reading_a_row_again_names_its_household(household):
+    contact = build_contact(household, "Hans Becker")
+
+    with CaptureQueriesContext(connection) as queries:
+        contact.refresh_from_db(fields=["display_name"])
+
+    assert '"contacts_contact"."household_id" =' in queries[0]["sql"]
