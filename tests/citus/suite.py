@@ -34,6 +34,7 @@ APP_TESTS = [
     "tests/yorik/test_rate_limits.py",
     "tests/yorik/test_skill_costs.py",
     "tests/yorik/test_tokens.py",
+    "tests/citus/test_distribution.py",
 ]
 # Plans read with EXPLAIN, and the generic plans of plain PostgreSQL, which
 # Citus does not use ("auto" lets it route each statement by its household).
