@@ -45,7 +45,9 @@ DESELECTED = [
     "tests/people_search/test_typo_lane.py::"
     "test_the_lane_is_planned_once_and_still_finds_each_households_own",
 ]
-TEST_DATABASE = "test_yorik"
+# pytest-xdist's workers, each with its own test database on the cluster.
+WORKERS = 2
+TEST_DATABASES = [f"test_yorik_gw{worker}" for worker in range(WORKERS)]
 
 
 def main() -> int:
@@ -58,12 +60,12 @@ def main() -> int:
         print(f"{reason}: the app's tests on a Citus cluster are skipped.")
         return 0
     with temporary_cluster() as cluster:
-        for database in ("yorik", TEST_DATABASE):
+        for database in ("yorik", *TEST_DATABASES):
             cluster.create_database(database)
         environment = {
             **os.environ,
             "DATABASE_URL": cluster.url("yorik"),
-            "YORIK_DB_PLAN_CACHE_MODE": "auto",
+            "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
             "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
             "YORIK_CITUS_SUITE": "1",
         }
@@ -74,8 +76,8 @@ def main() -> int:
             sys.executable,
             "-m",
             "pytest",
-            "-p",
-            "no:xdist",
+            "-n",
+            str(WORKERS),
             "-m",
             "not browser and not citus",
             *(f"--ignore={path}" for path in IGNORED),
