@@ -279,17 +279,36 @@ def by_skill(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return pooled
 
 
+def shape(sql: str) -> str:
+    """Return a statement with its values left out."""
+    return re.sub(r"\b\d+\b|'[^']*'", "?", sql)
+
+
 def task_counts(
-    cluster: Side, questions: dict[str, list[list[Any]]]
-) -> list[dict[str, Any]]:
-    """Return per question the largest task count and the statements above 1."""
+    plain: Side, cluster: Side, questions: dict[str, list[list[Any]]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return per question the largest task count, the statements above 1 and
+    where a call's time goes on each side; and the statements by what Citus
+    adds to their time."""
     rows = []
+    by_shape: dict[str, dict[str, list[float]]] = {}
     for key, calls in questions.items():
         statements = []
+        spent: dict[str, dict[str, list[float]]] = {
+            side: {"call": [], "statements": []} for side in ("plain", "citus")
+        }
         for household, skill, inputs in calls:
-            statements += cluster.ask(
-                "tasks", household=household, skill=skill, inputs=inputs
-            )
+            for name, side in (("plain", plain), ("citus", cluster)):
+                ran = side.ask("tasks", household=household, skill=skill, inputs=inputs)
+                spent[name]["call"].append(ran["ms"])
+                spent[name]["statements"].append(
+                    sum(s["ms"] for s in ran["statements"])
+                )
+                for statement in ran["statements"]:
+                    by_shape.setdefault(
+                        shape(statement["sql"]), {"plain": [], "citus": []}
+                    )[name].append(statement["ms"])
+            statements += ran["statements"]
         named = [s for s in statements if s["household_tables"]]
         rows.append(
             {
@@ -300,9 +319,30 @@ def task_counts(
                 "max_tasks": max((s["tasks"] or 0 for s in named), default=0),
                 "fanning_out": [s for s in named if (s["tasks"] or 0) > 1],
                 "unrouted": [s for s in named if s["tasks"] is None],
+                "time": {
+                    name: {
+                        part: round(percentile(values, 50), 2)
+                        for part, values in parts.items()
+                    }
+                    for name, parts in spent.items()
+                },
             }
         )
-    return rows
+    costs = sorted(
+        (
+            {
+                "sql": sql,
+                "runs": len(times["citus"]),
+                "plain_ms": round(percentile(times["plain"], 50), 2),
+                "citus_ms": round(percentile(times["citus"], 50), 2),
+            }
+            for sql, times in by_shape.items()
+            if times["plain"] and times["citus"]
+        ),
+        key=lambda row: (row["citus_ms"] - row["plain_ms"]) * row["runs"],
+        reverse=True,
+    )
+    return rows, costs
 
 
 def move_household(
@@ -421,8 +461,15 @@ def same_as_plain(
         for household, skill, inputs in calls:
             total += 1
             arguments = {"household": household, "skill": skill, "inputs": inputs}
-            if plain.ask("answer", **arguments) != cluster.ask("answer", **arguments):
-                differing.append(f"{key} {json.dumps(inputs, ensure_ascii=False)}")
+            answers = [side.ask("answer", **arguments) for side in (plain, cluster)]
+            if answers[0] != answers[1]:
+                differing.append(
+                    {
+                        "call": f"{key} {json.dumps(inputs, ensure_ascii=False)}",
+                        "plain": answers[0],
+                        "citus": answers[1],
+                    }
+                )
     return {"calls": total, "differing": differing}
 
 
@@ -485,6 +532,36 @@ def markdown(report: dict[str, Any]) -> str:
             value = row["citus"]["p50_ms"] / row["plain"]["p50_ms"]
             verdict = "met" if value <= GOAL_RATIO else "MISSED"
             lines.append(f"- {row['skill']}: {value:.2f} ({verdict})")
+    lines += [
+        "",
+        "## Where a call's time goes",
+        "",
+        "p50 ms of one call of each question (once, outside the rounds above): "
+        "the whole call and the sum of its statements' times as Django saw "
+        "them (sent, run, rows fetched); the rest is Python and commits.",
+        "",
+        "| question | plain call | plain statements | Citus call | Citus statements |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for row in report["tasks"]:
+        plain_time, citus_time = row["time"]["plain"], row["time"]["citus"]
+        lines.append(
+            f"| {row['question']} | {plain_time['call']:.1f} | "
+            f"{plain_time['statements']:.1f} | {citus_time['call']:.1f} | "
+            f"{citus_time['statements']:.1f} |"
+        )
+    lines += [
+        "",
+        "Statements by the time Citus adds in all (p50 ms a run):",
+        "",
+        "| runs | plain | Citus | statement |",
+        "|---:|---:|---:|---|",
+    ]
+    for row in report["statement_costs"][:8]:
+        lines.append(
+            f"| {row['runs']} | {row['plain_ms']:.2f} | {row['citus_ms']:.2f} "
+            f"| `{row['sql'][:160].replace('|', '/')}…` |"
+        )
     fanning = [
         (row["question"], statement)
         for row in report["tasks"]
@@ -496,10 +573,9 @@ def markdown(report: dict[str, Any]) -> str:
     seen = set()
     for question, statement in fanning:
         # One entry a statement, whatever its values.
-        shape = re.sub(r"\b\d+\b|'[^']*'", "?", statement["sql"])
-        if shape in seen:
+        if shape(statement["sql"]) in seen:
             continue
-        seen.add(shape)
+        seen.add(shape(statement["sql"]))
         lines += [
             f"- {question}: {statement['tasks'] or 'no Citus plan'} tasks, "
             f"tables {', '.join(statement['household_tables'])}",
@@ -515,7 +591,7 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         f"{same['calls'] - len(same['differing'])} of {same['calls']} calls "
         "answered the same (card ids aside).",
-        *(f"- differs: {entry}" for entry in same["differing"][:20]),
+        *(f"- differs: {entry['call']}" for entry in same["differing"][:20]),
     ]
     move = report["move"]
     lines += [
@@ -679,7 +755,7 @@ def bench(
         print("Same answers on both sides …", flush=True)
         same = same_as_plain(plain, cluster, questions)
         print("Task counts …", flush=True)
-        tasks = task_counts(cluster, questions)
+        tasks, statement_costs = task_counts(plain, cluster, questions)
         print("Speed, in turns …", flush=True)
         rows = compare_speed(plain, cluster, questions, args.reps)
         print("Moving a household …", flush=True)
@@ -712,6 +788,7 @@ def bench(
         "skills": by_skill(rows),
         "questions": rows,
         "tasks": tasks,
+        "statement_costs": statement_costs,
         "same_as_plain": same,
         "move": move,
     }

@@ -10,8 +10,9 @@ Reads one JSON request a line on stdin and answers one JSON line:
 - token: issue a token for the household's admin (kept here);
 - call: a skill call through the API, its milliseconds;
 - answer: a skill call's JSON answer, the card (a new id every call) aside;
-- tasks: every statement of a skill call with the Citus task count of its
-  EXPLAIN on this (coordinator) database and the household tables it names.
+- tasks: a skill call's time and every statement it ran, with its time, the
+  Citus task count of its EXPLAIN on this database (a coordinator's) and the
+  household tables it names.
 """
 
 from __future__ import annotations
@@ -278,12 +279,16 @@ def answer(household: int, skill: str, inputs: dict[str, Any]) -> Any:
 STATEMENT = re.compile(r"^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
 
 
-def tasks(household: int, skill: str, inputs: dict[str, Any]) -> list[dict[str, Any]]:
+def tasks(household: int, skill: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Return the call's time and its statements, each with its time and plan's
+    task count (None where no Citus node plans it)."""
     household_tables = {
         model._meta.db_table for model in _models() if is_household_row(model)
     }
     with CaptureQueriesContext(connection) as captured:
+        started = time.perf_counter()
         post(household, skill, inputs)
+        elapsed = (time.perf_counter() - started) * 1000
     found = []
     for query in captured.captured_queries:
         sql = query["sql"]
@@ -297,12 +302,13 @@ def tasks(household: int, skill: str, inputs: dict[str, Any]) -> list[dict[str, 
             {
                 "sql": sql,
                 "tasks": max(counts) if counts else None,
+                "ms": float(query["time"]) * 1000,
                 "household_tables": sorted(
                     table for table in household_tables if names(table, sql)
                 ),
             }
         )
-    return found
+    return {"ms": elapsed, "statements": found}
 
 
 def names(table: str, sql: str) -> bool:
