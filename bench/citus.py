@@ -49,11 +49,6 @@ PLAIN_DATA_DIR = ROOT / ".yorik-bench"
 PLAIN_DATABASE = "yorik_citus_bench"
 CLUSTER_DATABASE = "yorik"
 SHARD_COUNT = 32
-# Templates: (contacts, people) of the households the others are copies of.
-# One household in LARGE_EVERY is a copy of a large one.
-SMALL_TEMPLATES = [(100, 10), (130, 12), (150, 15), (170, 16), (200, 20), (120, 18)]
-LARGE_TEMPLATES = [(2000, 200)]
-LARGE_EVERY = 100
 # Inputs a question takes from each household asked.
 INPUTS_PER_HOUSEHOLD = 2
 WARMUP_ROUNDS = 1
@@ -151,7 +146,7 @@ def run_step(title: str, command: list[str], **kwargs: Any) -> tuple[float, str]
 
 
 class Side:
-    """One database asked through the app in a process of its own (see serve)."""
+    """One database asked through the app in a process of its own (citus_side.py)."""
 
     def __init__(self, name: str, url: str, *, citus: bool) -> None:
         self.name = name
