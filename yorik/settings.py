@@ -205,9 +205,10 @@ server_settings.append("-c max_parallel_workers_per_gather=0")
 # word's rows through theirs, at every size of the bench). PostgreSQL's own
 # choice ("auto") plans the lane's anew on every call, 0.6 to 1.0 ms more a
 # search (docs/performance.md, "Generic plans for prepared statements").
-# On a Citus coordinator, set it to "auto": Citus routes a statement to its
-# household's shard by the household's value, which a generic plan does not
-# have (docs/operations.md, "Running on Citus").
+# On a Citus coordinator, set it to "force_custom_plan": Citus routes a
+# statement to its household's shard by the household's value, which a
+# generic plan does not have ("auto" may settle on one after five runs;
+# docs/operations.md, "Running on a Citus cluster").
 plan_cache_mode = os.environ.get("YORIK_DB_PLAN_CACHE_MODE", "force_generic_plan")
 if plan_cache_mode not in ("auto", "force_generic_plan", "force_custom_plan"):
     raise ImproperlyConfigured(
