@@ -333,6 +333,8 @@ SPECTACULAR_SETTINGS = {
         "LeadStatusEnum": "household.models.LeadStatus",
         "PeopleMatchEnum": "people_search.skills.MATCHES",
         "PersonMatchEnum": "people_search.skills.PERSON_MATCHES",
+        # The id space of a row of find_person, a pick, a remembered word.
+        "RowSourceEnum": ["contacts", "household"],
     },
 }
 
