@@ -40,12 +40,17 @@ class CardType:
     on a long card).
     `pick` returns the row a pick names if the card may be answered with
     it, else None; kinds without it cannot be picked.
+    `contact` returns the context of `contact_template` for one contact the
+    card shows, or None for any other id; kinds without it open no contact
+    page through their link.
     """
 
     kind: str
     template: str
     context: Callable[[Card, Caller, Mapping[str, str]], dict[str, Any]]
     pick: Callable[[Card, int], models.Model | None] | None = None
+    contact: Callable[[Card, int], dict[str, Any] | None] | None = None
+    contact_template: str = ""
 
 
 _card_types: dict[str, CardType] = {}
@@ -138,6 +143,11 @@ class OpenedCard:
 
     def context(self, params: Mapping[str, str]) -> dict[str, Any]:
         return self.card_type.context(self.card, self.reader, params)
+
+    def contact_context(self, contact_id: int) -> dict[str, Any] | None:
+        """Return one contact of the card as its contact page shows it, or None."""
+        contact = self.card_type.contact
+        return contact(self.card, contact_id) if contact else None
 
 
 def open_card(

@@ -380,8 +380,10 @@ def test_unranked_card_without_pick_to_chat_links_to_contact_pages(
 
     response = client.get(card_link(card))
 
-    assert f'href="/contacts/{oma.pk}/"' in response.text
-    assert f'href="/contacts/{hans.pk}/"' in response.text
+    # Through the card's link, a row opens its contact through that link.
+    token = token_of(card)
+    assert f'href="/cards/{card.pk}/contacts/{oma.pk}/?t={token}"' in response.text
+    assert f'href="/cards/{card.pk}/contacts/{hans.pk}/?t={token}"' in response.text
     assert "<form" not in response.text.split("<main")[1]
 
 
