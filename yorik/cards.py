@@ -217,6 +217,16 @@ def closed_link(*, card_id: UUID, token: str) -> ClosedLink:
     return ClosedLink(reason=reason, language=language)
 
 
+def card_language(card_id: UUID) -> str:
+    """Return the language of a stored card's household, or "" for no such card."""
+    return (
+        Card.objects.filter(pk=card_id)
+        .values_list("household__language", flat=True)
+        .first()
+        or ""
+    )
+
+
 def delete_expired_cards() -> int:
     """Delete the cards whose links have expired; return how many.
 

@@ -24,6 +24,7 @@ from yorik.cards import (
     CardAlreadyPicked,
     OpenedCard,
     PickRefused,
+    card_language,
     closed_link,
     open_card,
     pick_contact,
@@ -109,7 +110,8 @@ def link_visits_throttled(view: View) -> View:
 
     A link opens a card for anyone who has it, for a day; its pages are
     work for the database, so one address gets YORIK_CARD_LINK_RATE of them.
-    Logged-in members are not counted.
+    Logged-in members are not counted. The refusal speaks the language of
+    the card's household.
     """
 
     @wraps(view)
@@ -119,8 +121,17 @@ def link_visits_throttled(view: View) -> View:
                 request, scope="card-link", rate=settings.YORIK_CARD_LINK_RATE
             )
             if wait is not None:
+                # In the card's household's language: one indexed read, and
+                # the refused visit does none of the card's own work.
+                card_id = kwargs["card_id"]
                 seconds = math.ceil(wait)
-                response = render(request, "429.html", {"seconds": seconds}, status=429)
+                response = render_page(
+                    request,
+                    "429.html",
+                    {"seconds": seconds},
+                    language=card_language(card_id) or translation.get_language(),
+                    status=429,
+                )
                 response["Retry-After"] = str(seconds)
                 return response
         return view(request, *args, **kwargs)
