@@ -353,7 +353,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 name="contacts_contact_duplicate_pair",
             ),
             path(
-                "duplicates/undo/<int:merge_id>/",
+                "duplicates/undo/",
                 self.admin_site.admin_view(self.undo_merge_view),
                 name="contacts_contact_undo_merge",
             ),
@@ -486,12 +486,19 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         request.session[UNDO_MERGE_KEY] = merge.pk
         return redirect(self._next_pair_url(survivor))
 
-    def undo_merge_view(self, request: HttpRequest, merge_id: int) -> HttpResponse:
-        """Undo the admin's own recent merge: both contacts as they were."""
-        if request.method != "POST":
-            raise Http404
-        merge = undoable_merge(merge_id=merge_id, merged_by=request.user.get_username())
-        if merge is None or not self.has_change_permission(request, merge.survivor):
+    def undo_merge_view(self, request: HttpRequest) -> HttpResponse:
+        """Undo the admin's own recent merge (POST `merge`): both as they were."""
+        merge_id = request.POST.get("merge", "")
+        if request.method != "POST" or not (merge_id.isascii() and merge_id.isdigit()):
+            return redirect("admin:contacts_contact_duplicates")
+        merge = undoable_merge(
+            merge_id=int(merge_id), merged_by=request.user.get_username()
+        )
+        if (
+            merge is None
+            or not self.get_queryset(request).filter(pk=merge.survivor_id).exists()
+            or not self.has_change_permission(request, merge.survivor)
+        ):
             self.message_user(
                 request,
                 _("This merge can no longer be undone."),

@@ -16,8 +16,10 @@ _BREAK_AFTER = re.compile(r"(?<=[@.])")
 def email_breaks(address: str) -> SafeString:
     """Return an address, escaped, with <wbr> where a narrow row may wrap it.
 
-    "t.mueller.dresden@example.com" wraps as "t.mueller.dresden@" and
-    "example.com", never as "exampl" and "e.com".
+    The address is one box (class "email"): it moves whole to the next line
+    when it fits there, and only one longer than the row wraps, as
+    "t.mueller.dresden@" and "example.com", never as "exampl" and "e.com".
     """
     parts = _BREAK_AFTER.split(address)
-    return mark_safe("<wbr>".join(conditional_escape(part) for part in parts))  # noqa: S308
+    breakable = "<wbr>".join(conditional_escape(part) for part in parts)
+    return mark_safe(f'<span class="email">{breakable}</span>')  # noqa: S308

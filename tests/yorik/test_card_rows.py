@@ -45,11 +45,12 @@ def browse(household, book):
 
 
 def test_the_browse_card_has_a_search_field_that_keeps_the_link(client, browse):
-    page = client.get(card_link(browse)).text
+    link = card_link(browse)
+    page = client.get(link).text
 
     assert 'role="search"' in page
     assert '<label for="card-search">Auf dieser Karte suchen</label>' in page
-    assert f'name="t" value="{token_of(browse)}"' in page
+    assert f'name="t" value="{link.split("?t=")[1]}"' in page
     # Each row carries its folded text for the script's filter.
     assert 'data-search="jurgen muller nachbar"' in page
 
@@ -111,13 +112,15 @@ def test_emails_in_rows_may_wrap_after_the_at_and_the_dots(client, household, bo
 
     page = client.get(card_link(card)).text
 
-    assert "t.<wbr>mueller.<wbr>dresden@<wbr>example.<wbr>com" in page
+    assert "t.<wbr>mueller.<wbr>dresden@<wbr>example.<wbr>com</span>" in page
 
 
 def test_an_email_is_escaped_before_it_is_given_breaks(household, admin_membership):
     from people_search.templatetags.emails import email_breaks
 
-    assert email_breaks("<b>@x.org") == "&lt;b&gt;@<wbr>x.<wbr>org"
+    assert email_breaks("<b>@x.org") == (
+        '<span class="email">&lt;b&gt;@<wbr>x.<wbr>org</span>'
+    )
 
 
 # Contact pages through a card's link
@@ -128,8 +131,10 @@ def contact_link(card, contact, token):
 
 
 def test_a_row_of_a_linked_card_opens_the_contact_without_a_login(client, browse, book):
-    page = client.get(card_link(browse)).text
-    link = contact_link(browse, book["oma"], token_of(browse))
+    card_url = card_link(browse)
+    page = client.get(card_url).text
+    token = card_url.split("?t=")[1]
+    link = contact_link(browse, book["oma"], token)
     assert f'href="{link}"' in page
 
     response = client.get(link)
@@ -139,7 +144,7 @@ def test_a_row_of_a_linked_card_opens_the_contact_without_a_login(client, browse
     assert "<h1>Gisela Becker</h1>" in details
     assert "Großmutter" in details
     assert "mailto:t.mueller.dresden@example.com" in details
-    assert f'href="/cards/{browse.pk}/?t={token_of(browse)}"' in details
+    assert f'href="/cards/{browse.pk}/?t={token}"' in details
     assert "Zurück zur Karte" in details
     assert response.headers["Cache-Control"].startswith("max-age=0")
 
