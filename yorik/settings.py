@@ -279,6 +279,9 @@ AXES_ENABLE_ADMIN = False
 YORIK_TRUST_X_FORWARDED_FOR = env_bool("DJANGO_TRUST_X_FORWARDED_FOR", default=False)
 
 LOGIN_URL = "login"
+# A refused form post (an old tab, cookies cleared) gets a styled page that
+# says to reload, not Django's bare one.
+CSRF_FAILURE_VIEW = "yorik.errors.csrf_failure"
 LOGIN_REDIRECT_URL = "contacts:list"
 LOGOUT_REDIRECT_URL = "login"
 
