@@ -27,11 +27,16 @@ from contacts.carddav.credentials import UnreadableSecret
 from contacts.carddav.sync import sync_carddav
 from contacts.duplicates import propose_duplicates
 from contacts.merging import (
+    UNDO_WINDOW,
     FieldChoice,
+    MergeRefused,
+    contact_origin,
     dismiss_duplicate,
     field_label,
     merge_choices,
     merge_contacts,
+    undo_merge,
+    undoable_merge,
 )
 from contacts.models import (
     Address,
@@ -40,6 +45,7 @@ from contacts.models import (
     Contact,
     ContactAlias,
     ContactChannel,
+    ContactMerge,
     PaperlessCorrespondent,
     PaperlessDocument,
 )
@@ -53,6 +59,7 @@ from contacts.vcard.importer import (
 )
 from household.admin_scoping import (
     AutocompleteFilter,
+    HouseholdInlineFormSet,
     HouseholdScopedAdmin,
     HouseholdScopedForm,
     request_household,
@@ -69,10 +76,39 @@ MAX_PROBLEM_MESSAGES = 20
 # surest, weighed from a few thousand candidates however large the book.
 DUPLICATES_PAGE = 25
 DUPLICATES_LISTED = 500
+# The session key of the admin's last merge, offered for undoing.
+UNDO_MERGE_KEY = "contacts.undo_merge"
 
 
-class ContactAliasInline(HouseholdScopedAdmin, admin.TabularInline):
+class LabelledInlineFormSet(HouseholdInlineFormSet):
+    """Name each row's delete box for screen readers, as its column does."""
+
+    def add_fields(self, form: forms.Form, index: int | None) -> None:
+        super().add_fields(form, index)
+        if "DELETE" in form.fields:
+            form.fields["DELETE"].widget.attrs["aria-label"] = _("Delete")
+
+
+class LabelledTabularInline(admin.TabularInline):
+    """A tabular inline whose inputs are named for screen readers.
+
+    A table row's inputs have only their column's header above them, which
+    assistive technology does not tie to them: each carries its field's
+    label as aria-label; LabelledInlineFormSet names the delete boxes.
+    """
+
+    def formfield_for_dbfield(
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
+    ) -> forms.Field | None:
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if field is not None:
+            field.widget.attrs.setdefault("aria-label", capfirst(field.label))
+        return field
+
+
+class ContactAliasInline(HouseholdScopedAdmin, LabelledTabularInline):
     model = ContactAlias
+    formset = LabelledInlineFormSet
     fields = ["name"]
     extra = 1
 
@@ -89,9 +125,10 @@ class ContactChannelForm(HouseholdScopedForm):
             )
 
 
-class ContactChannelInline(HouseholdScopedAdmin, admin.TabularInline):
+class ContactChannelInline(HouseholdScopedAdmin, LabelledTabularInline):
     model = ContactChannel
     form = ContactChannelForm
+    formset = LabelledInlineFormSet
     fields = ["kind", "value", "label", "as_written"]
     extra = 1
 
@@ -251,7 +288,14 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 label=capfirst(db_field.verbose_name),
                 help_text=db_field.help_text,
             )
-        return super().formfield_for_dbfield(db_field, request, **kwargs)
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "last_contacted_at" and field is not None:
+            # One label names two inputs: each says which half it is.
+            date, time = field.widget.widgets
+            label = capfirst(field.label)
+            date.attrs["aria-label"] = _("%(field)s: date") % {"field": label}
+            time.attrs["aria-label"] = _("%(field)s: time") % {"field": label}
+        return field
 
     @admin.display(description=_("merged into this contact"))
     def merged_contacts(self, contact: Contact) -> str:
@@ -310,6 +354,11 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 self.admin_site.admin_view(self.duplicate_pair_view),
                 name="contacts_contact_duplicate_pair",
             ),
+            path(
+                "duplicates/undo/",
+                self.admin_site.admin_view(self.undo_merge_view),
+                name="contacts_contact_undo_merge",
+            ),
             *super().get_urls(),
         ]
 
@@ -333,6 +382,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
             "households": Household.objects.all() if request.user.is_superuser else [],
             "page": page,
             "more_than_listed": len(proposals) > len(listed),
+            "undoable": self._undoable(request),
         }
         return TemplateResponse(
             request, "admin/contacts/contact/duplicates.html", context
@@ -364,6 +414,7 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
             raise PermissionDenied
         choices = merge_choices(first, second)
         form = MergeForm(request.POST or None, choices=choices)
+        confirming = False
         if request.method == "POST" and form.is_valid():
             if "dismiss" in request.POST:
                 dismiss_duplicate(
@@ -376,16 +427,31 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                     messages.SUCCESS,
                 )
                 return redirect(self._duplicates_url(first))
-            return self._merge(request, form, first, second)
+            if "confirm" in request.POST:
+                return self._merge(request, form, first, second)
+            # The first click on "Merge" asks to confirm what will happen.
+            confirming = "merge" in request.POST
+        survivor, merged = (
+            form.survivor_and_merged(first, second) if confirming else (first, second)
+        )
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": _("Merge or keep apart"),
             "first": first,
             "second": second,
+            "origins": [contact_origin(first), contact_origin(second)],
             "rows": form.rows(),
             "form": form,
             "household": first.household,
+            "confirming": confirming,
+            "survivor": survivor,
+            "merged": merged,
+            "taken": _field_labels(sorted(form.taken_from_merged()))
+            if confirming
+            else "",
+            "undoable": self._undoable(request),
+            "undo_minutes": int(UNDO_WINDOW.total_seconds() // 60),
         }
         return TemplateResponse(
             request, "admin/contacts/contact/duplicate_pair.html", context
@@ -419,7 +485,67 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
             % {"merged": merge.display_name, "survivor": survivor.display_name},
             messages.SUCCESS,
         )
-        return redirect("admin:contacts_contact_change", survivor.pk)
+        request.session[UNDO_MERGE_KEY] = merge.pk
+        return redirect(self._next_pair_url(survivor))
+
+    def undo_merge_view(self, request: HttpRequest) -> HttpResponse:
+        """Undo the admin's own recent merge (POST `merge`): both as they were."""
+        merge_id = request.POST.get("merge", "")
+        if request.method != "POST" or not (merge_id.isascii() and merge_id.isdigit()):
+            return redirect("admin:contacts_contact_duplicates")
+        merge = undoable_merge(
+            merge_id=int(merge_id), merged_by=request.user.get_username()
+        )
+        if (
+            merge is None
+            or not self.get_queryset(request).filter(pk=merge.survivor_id).exists()
+            or not self.has_change_permission(request, merge.survivor)
+        ):
+            self.message_user(
+                request,
+                _("This merge can no longer be undone."),
+                messages.ERROR,
+            )
+            return redirect("admin:contacts_contact_duplicates")
+        try:
+            survivor, restored = undo_merge(merge=merge)
+        except MergeRefused as refusal:
+            self.message_user(request, str(refusal), messages.ERROR)
+            return redirect("admin:contacts_contact_duplicates")
+        request.session.pop(UNDO_MERGE_KEY, None)
+        self.log_change(
+            request,
+            survivor,
+            _("Undid the merge of “%(name)s” (%(ref)s) into this contact.")
+            % {"name": restored.display_name, "ref": restored.ref},
+        )
+        self.message_user(
+            request,
+            _("“%(merged)s” and “%(survivor)s” are two contacts again.")
+            % {"merged": restored.display_name, "survivor": survivor.display_name},
+            messages.SUCCESS,
+        )
+        return redirect(
+            "admin:contacts_contact_duplicate_pair", survivor.pk, restored.pk
+        )
+
+    def _undoable(self, request: HttpRequest) -> ContactMerge | None:
+        """Return the admin's last merge while it may still be undone."""
+        merge_id = request.session.get(UNDO_MERGE_KEY)
+        if merge_id is None:
+            return None
+        return undoable_merge(merge_id=merge_id, merged_by=request.user.get_username())
+
+    def _next_pair_url(self, contact: Contact) -> str:
+        """Return the surest remaining pair of the household, or the list."""
+        proposals = propose_duplicates(household=contact.household, limit=1)
+        if not proposals:
+            return self._duplicates_url(contact)
+        pair = proposals[0]
+        return reverse(
+            "admin:contacts_contact_duplicate_pair",
+            args=[pair.first.pk, pair.second.pk],
+        )
 
     def _duplicates_household(self, request: HttpRequest) -> Household | None:
         if not request.user.is_superuser:

@@ -14,11 +14,14 @@ from contacts.selectors import (
     PickerRow,
     browse_contacts,
     contacts_with_ids,
+    find_contact,
+    search_contacts,
     statuses_for,
 )
 from household.models import Membership, UserProfile
 from household.selectors import members_of_profiles
-from people_search.engine.text import fold_name, search_terms
+from people_search.engine.query import parse_query
+from people_search.engine.text import search_document, search_terms
 from yorik.callers import Caller
 from yorik.cards import CardType, card_type
 from yorik.models import Card
@@ -27,6 +30,8 @@ CONTACT_PICKER = "contact_picker"
 CONTACTS_FOUND = "contacts_found"
 # An alphabetical card shows its contacts in pages of this many.
 LETTERS_PAGE = 200
+# The longest search a card's search field takes, as the contact pages'.
+SEARCH_LENGTH = 200
 # A ranked row's confidence is shown as the first band it reaches: words and
 # a bar, never a bare percentage the assistant's guess would not support.
 CONFIDENCE_BANDS = ((0.9, "very-likely"), (0.6, "likely"), (0.3, "maybe"))
@@ -97,11 +102,6 @@ class CardRow:
         return self.contact.display_name
 
     @property
-    def search_text(self) -> str:
-        """Return what a search on the card looks in, folded: name and relation."""
-        return fold_name(f"{self.contact.display_name} {self.contact.relation}")
-
-    @property
     def confidence_band(self) -> str | None:
         """Return the band the confidence falls in, or None for an unranked row."""
         if self.confidence is None:
@@ -110,6 +110,11 @@ class CardRow:
             (band for floor, band in CONFIDENCE_BANDS if self.confidence >= floor),
             LOWEST_BAND,
         )
+
+    @property
+    def search_text(self) -> str:
+        """Return the folded text a card's search field filters the row by."""
+        return search_document(self.contact.display_name, self.contact.relation)
 
     @property
     def letter(self) -> str:
@@ -136,8 +141,8 @@ class MemberRow:
 
     @property
     def search_text(self) -> str:
-        """Return what a search on the card looks in, folded: the member's name."""
-        return fold_name(self.name)
+        """Return the folded text a card's search field filters the row by."""
+        return search_document(self.name)
 
 
 def read_picker_rows(card: Card) -> list[CardRow | MemberRow]:
@@ -250,17 +255,30 @@ def _rows_context(
 def _letters_context(
     card: Card, reader: Caller, params: Mapping[str, str]
 ) -> dict[str, Any]:
-    """Show one page of the alphabetical list, grouped under its letters."""
+    """Show one page of the alphabetical list, grouped under its letters.
+
+    `q` narrows the list to the contacts the matching engine finds for it,
+    as the contact pages do; the card's script filters the shown rows as the
+    person types, and the same search works as a plain GET without it.
+    """
     fields = ("id", "display_name", "relation", "kind", "sort_name")
-    page = Paginator(card_contacts(card).only(*fields), LETTERS_PAGE).get_page(
-        params.get("page")
-    )
+    search = params.get("q", "").strip()[:SEARCH_LENGTH]
+    contacts = card_contacts(card)
+    if search:
+        contacts = search_contacts(
+            household=card.household,
+            query=parse_query(search, region=card.household.default_region),
+            statuses=statuses_for(card.payload.get("status", "any")),
+            kind=card.payload.get("kind"),
+        ).order_by("sort_name", "pk")
+    page = Paginator(contacts.only(*fields), LETTERS_PAGE).get_page(params.get("page"))
     rows = [CardRow(contact=contact) for contact in page.object_list]
     return {
         "rows": rows,
         "count": page.paginator.count,
         "page": page,
         "groups": group_by_letter(rows),
+        "search": search,
     }
 
 
@@ -281,6 +299,18 @@ def _pick_member(card: Card, user_id: int) -> UserProfile | None:
     return membership[user_id].profile if user_id in membership else None
 
 
+def _contact(card: Card, contact_id: int) -> dict[str, Any] | None:
+    """Show one of the card's own contacts, with all its details, or nothing.
+
+    Only a contact the card lists opens: the link grants what the card
+    showed, not the address book.
+    """
+    if not card_contacts(card).filter(pk=contact_id).exists():
+        return None
+    contact = find_contact(household=card.household, contact_id=contact_id)
+    return {"contact": contact} if contact else None
+
+
 card_type(
     CardType(
         kind=CONTACT_PICKER,
@@ -288,6 +318,8 @@ card_type(
         context=_rows_context,
         pick=_pick,
         pick_member=_pick_member,
+        contact=_contact,
+        contact_template="cards/contact.html",
     )
 )
 card_type(
@@ -296,5 +328,7 @@ card_type(
         template="cards/contacts_found.html",
         context=_letters_context,
         pick=_pick,
+        contact=_contact,
+        contact_template="cards/contact.html",
     )
 )

@@ -3,17 +3,23 @@
 A merge keeps the survivor and deletes the other contact in one transaction.
 What the merged contact was known by (its ref, vCard UID and id) stays in a
 ContactMerge row of the survivor, so a later vCard import, a card or a link
-naming it finds the survivor.
+naming it finds the survivor. The row's choices also keep both contacts as
+they were, and what moved from the one to the other, so the merge can be
+undone for a while (UNDO_WINDOW).
 """
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from django.contrib.admin.models import ADDITION, LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from contacts.documents import (
     SCALAR_FIELDS,
@@ -31,12 +37,13 @@ from contacts.documents import (
 from contacts.models import (
     Address,
     AddressKind,
+    CardDavCard,
     Contact,
     ContactAlias,
     ContactMerge,
     DismissedDuplicate,
 )
-from contacts.services import update_contact
+from contacts.services import create_contact, update_contact
 from household.models import Household
 from people_search.engine.text import fold_name
 from people_search.index.models import Subject
@@ -50,6 +57,8 @@ CHOSEN_FIELDS = tuple(field for field in SCALAR_FIELDS if field != "notes")
 ADDRESS_CHOICES = tuple(f"address:{kind}" for kind in AddressKind.values)
 # The prefix of a vCard UID export_vcard gives a contact without one.
 EXPORTED_UID_PREFIX = "yorik-"
+# How long after a merge its admin may undo it, while the survivor is unchanged.
+UNDO_WINDOW = timedelta(minutes=30)
 
 
 class MergeRefused(ValueError):
@@ -140,8 +149,9 @@ def merge_contacts(
     if len(contacts) != 2:
         raise MergeRefused("Only two contacts of one household can be merged.")
     keep, gone = contacts[survivor.pk], contacts[merged.pk]
+    household_id = keep.household_id
     merged_record = ContactMerge(
-        household_id=keep.household_id,
+        household_id=household_id,
         survivor=keep,
         merged_contact_id=gone.pk,
         ref=gone.ref,
@@ -149,7 +159,28 @@ def merge_contacts(
         display_name=gone.display_name,
         merged_by=merged_by,
         merged_at=timezone.now(),
-        choices={"taken_from_merged": sorted(take_from_merged)},
+        choices={
+            "taken_from_merged": sorted(take_from_merged),
+            # What undo_merge restores.
+            "survivor_before": _as_it_was(keep),
+            "merged_before": _as_it_was(gone),
+            "moved_merges": list(
+                ContactMerge.objects.filter(
+                    household_id=household_id, survivor_id=gone.pk
+                ).values_list("pk", flat=True)
+            ),
+            "moved_picks": [
+                str(pk)
+                for pk in Card.objects.filter(
+                    household_id=household_id, picked_contact_id=gone.pk
+                ).values_list("pk", flat=True)
+            ],
+            "carddav_cards": list(
+                CardDavCard.objects.filter(
+                    household_id=household_id, contact_id=gone.pk
+                ).values_list("pk", flat=True)
+            ),
+        },
     )
     document = merge_documents(
         contact_document(keep), contact_document(gone), _rules(take_from_merged)
@@ -181,8 +212,98 @@ def merge_contacts(
         household_id=keep.household_id, subject=Subject.CONTACT, names={gone.pk: None}
     )
     update_contact(contact=keep, last_contacted_at=last_contacted_at, **document)
+    merged_record.choices["survivor_written_at"] = keep.updated_at.isoformat()
     merged_record.save()
     return merged_record
+
+
+def undoable_merge(*, merge_id: int, merged_by: str) -> ContactMerge | None:
+    """Return the merge this admin may still undo, or None.
+
+    Only their own merge, within UNDO_WINDOW, while the survivor is as the
+    merge left it: an edit since would be lost.
+    """
+    merge = (
+        ContactMerge.objects.select_related("survivor")
+        .filter(
+            pk=merge_id,
+            merged_by=merged_by,
+            merged_at__gt=timezone.now() - UNDO_WINDOW,
+        )
+        .first()
+    )
+    if merge is None or "merged_before" not in merge.choices:
+        return None
+    written_at = merge.choices.get("survivor_written_at")
+    if merge.survivor.updated_at.isoformat() != written_at:
+        return None
+    return merge
+
+
+@transaction.atomic
+def undo_merge(*, merge: ContactMerge) -> tuple[Contact, Contact]:
+    """Give both contacts of a merge back as they were; return (survivor, merged).
+
+    The merged contact comes back with its id, ref and vCard UID, so cards
+    and links naming it find it again; the picks, earlier merges and CardDAV
+    cards that moved to the survivor move back. Pairs dismissed with the
+    merged contact stay the survivor's. Raise MergeRefused when the merged
+    contact's ref or vCard UID has been taken since.
+    """
+    survivor = Contact.objects.select_for_update().get(
+        household_id=merge.household_id, pk=merge.survivor_id
+    )
+    before = merge.choices
+    household_id = merge.household_id
+    try:
+        with transaction.atomic():
+            restored = create_contact(
+                household=survivor.household,
+                id=merge.merged_contact_id,
+                ref=merge.ref,
+                vcard_uid=merge.vcard_uid,
+                **_restorable(before["merged_before"]),
+            )
+    except IntegrityError as error:
+        raise MergeRefused(
+            _("The merged contact's ref or vCard UID has been taken since.")
+        ) from error
+    Contact.objects.filter(household_id=household_id, pk=restored.pk).update(
+        created_at=before["merged_before"]["created_at"]
+    )
+    update_contact(contact=survivor, **_restorable(before["survivor_before"]))
+    ContactMerge.objects.filter(
+        household_id=household_id, pk__in=before["moved_merges"]
+    ).update(survivor=restored)
+    Card.objects.filter(household_id=household_id, pk__in=before["moved_picks"]).update(
+        picked_contact=restored
+    )
+    CardDavCard.objects.filter(
+        household_id=household_id, pk__in=before["carddav_cards"], contact=None
+    ).update(contact=restored)
+    merge.delete()
+    return survivor, restored
+
+
+def contact_origin(contact: Contact) -> str:
+    """Return where a contact came from, for an admin choosing between two.
+
+    A CardDAV sync keeps the card it came from; a vCard import, its UID;
+    the admin logs what was added by hand. Anything else came with a
+    household file or through the assistant.
+    """
+    if contact.carddav_cards.exists():
+        return str(_("CardDAV"))
+    if contact.vcard_uid:
+        return str(_("vCard import"))
+    added_by_hand = LogEntry.objects.filter(
+        content_type=ContentType.objects.get_for_model(Contact),
+        object_id=str(contact.pk),
+        action_flag=ADDITION,
+    ).exists()
+    if added_by_hand:
+        return str(_("entered by hand"))
+    return str(_("household import"))
 
 
 def survivor_ids(*, household: Household, contact_ids: Iterable[int]) -> dict[int, int]:
@@ -250,6 +371,23 @@ def _move_dismissals(*, household_id: int, gone_id: int, keep: Contact) -> None:
                 "dismissed_at": dismissal.dismissed_at,
             },
         )
+
+
+def _as_it_was(contact: Contact) -> dict[str, Any]:
+    """Return what undo_merge needs to write a contact back as it is now."""
+    return {
+        **contact_document(contact),
+        "last_contacted_at": (
+            contact.last_contacted_at.isoformat() if contact.last_contacted_at else None
+        ),
+        "created_at": contact.created_at.isoformat(),
+    }
+
+
+def _restorable(before: dict[str, Any]) -> dict[str, Any]:
+    """Return a contact as _as_it_was kept it, as the services take it."""
+    fields = {key: value for key, value in before.items() if key != "created_at"}
+    return fields
 
 
 def _rules(take_from_merged: Collection[str]) -> dict[str, Rule]:

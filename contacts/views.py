@@ -14,7 +14,7 @@ from contacts.selectors import find_contact, search_contacts, statuses_for
 from household.models import Household
 from household.selectors import membership_for_user
 from people_search.engine.query import parse_query
-from yorik.views import personal_page, render_page
+from yorik.views import explains_login, personal_page, render_page
 
 PAGE_SIZE = 25
 
@@ -55,6 +55,7 @@ def _household(request: HttpRequest) -> Household:
     return membership.household
 
 
+@explains_login(_("Log in to see the address book."))
 @require_GET
 @login_required
 @personal_page
@@ -77,6 +78,7 @@ def contact_list(request: HttpRequest) -> HttpResponse:
     )
 
 
+@explains_login(_("Log in to see this contact."))
 @require_GET
 @login_required
 @personal_page

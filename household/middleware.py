@@ -7,7 +7,6 @@ from django.utils import translation
 
 from household.selectors import membership_for_user
 from yorik.errors import DATABASE_ERRORS, database_unavailable, unavailable
-from yorik.middleware import is_admin_page
 
 
 class ViewerLanguageMiddleware:
@@ -16,9 +15,11 @@ class ViewerLanguageMiddleware:
     Runs after authentication and LocaleMiddleware. A person's preferred
     language (their profile's) is activated everywhere and kept on the request
     as `preferred_language`, which yorik.views.render_page lets win over a
-    page's own language. On admin pages a person without a preference gets
-    their household's language. Anyone else, the login pages included, keeps
-    what LocaleMiddleware read from Accept-Language (or the site default).
+    page's own language. A member without a preference gets their household's
+    language everywhere: the admin, and the error pages (404, 403, a refused
+    form), which yorik.errors renders in the active language without knowing
+    of households. Anyone else, the login pages included, keeps what
+    LocaleMiddleware read from Accept-Language (or the site default).
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
@@ -50,8 +51,4 @@ class ViewerLanguageMiddleware:
         if membership is None:
             return ""
         request.preferred_language = membership.profile.language
-        if request.preferred_language:
-            return request.preferred_language
-        if is_admin_page(request):
-            return membership.household.language
-        return ""
+        return request.preferred_language or membership.household.language

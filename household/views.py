@@ -4,11 +4,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from household.models import Membership
 from household.selectors import find_member, membership_for_user, visible_leads
-from yorik.views import personal_page, render_page
+from yorik.views import explains_login, personal_page, render_page
 
 LEADS_PER_PAGE = 50
 
@@ -20,6 +21,7 @@ def _viewer(request: HttpRequest) -> Membership:
     return membership
 
 
+@explains_login(_("Log in to see this member of the household."))
 @require_GET
 @login_required
 @personal_page
@@ -36,6 +38,7 @@ def member_detail(request: HttpRequest, lang: str, membership_id: int) -> HttpRe
     )
 
 
+@explains_login(_("Log in to see the household's leads."))
 @require_GET
 @login_required
 @personal_page

@@ -4,11 +4,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from household.callers import MemberCaller
+from people_search.engine.text import search_document, search_terms
 from people_search.selectors import PeopleResults, people_with_ids
 from yorik.cards import CardType, card_type
 from yorik.models import Card
 
 PEOPLE_RESULTS = "people_results"
+# The longest search a card's search field takes.
+SEARCH_LENGTH = 200
 
 
 def people_results_payload(query: str, found: PeopleResults) -> dict[str, Any]:
@@ -31,7 +34,9 @@ def _context(
     """Show the hits as they are now; leads as far as the reader may see them.
 
     A logged-in member sees what their own lead access allows; a visitor
-    through the signed link, what the card's creator may see now.
+    through the signed link, what the card's creator may see now. `q` keeps
+    the rows whose name or email holds every folded term: a card holds a
+    few rows, all of them already found by the engine.
     """
     found = people_with_ids(
         household=card.household,
@@ -39,7 +44,27 @@ def _context(
         members=card.payload.get("members", []),
         leads=card.payload.get("leads", []),
     )
-    return {"members": found.members, "leads": found.leads}
+    search = params.get("q", "").strip()[:SEARCH_LENGTH]
+    members = _searched(found.members, search)
+    leads = _searched(found.leads, search)
+    return {
+        "members": members,
+        "leads": leads,
+        "rows": members + leads,
+        "searchable": bool(found.members or found.leads),
+        "search": search,
+    }
+
+
+def _searched(hits: list[dict[str, Any]], search: str) -> list[dict[str, Any]]:
+    """Return the hits that hold every term, each with its folded `search_text`."""
+    terms = search_terms(search)
+    texts = [(hit, search_document(hit["name"], hit["email"])) for hit in hits]
+    return [
+        {**hit, "search_text": text}
+        for hit, text in texts
+        if all(term in text for term in terms)
+    ]
 
 
 card_type(

@@ -480,7 +480,7 @@ class RememberRelationInput(StrictSerializer):
 
 class RememberedTargetSerializer(serializers.Serializer):
     source = serializers.ChoiceField(
-        ["household", "contacts"], help_text="Which id space `id` is in."
+        ["contacts", "household"], help_text="Which id space `id` is in."
     )
     id = serializers.IntegerField(help_text="The contact id or user id.")
     name = serializers.CharField()

@@ -42,6 +42,9 @@ class CardType:
     with it, else None; kinds without it cannot be picked (nor declined).
     `pick_member` does the same for the household members (user profiles)
     a card lists; kinds without it list none.
+    `contact` returns the context of `contact_template` for one contact the
+    card shows, or None for any other id; kinds without it open no contact
+    page through their link.
     """
 
     kind: str
@@ -49,6 +52,8 @@ class CardType:
     context: Callable[[Card, Caller, Mapping[str, str]], dict[str, Any]]
     pick: Callable[[Card, int], models.Model | None] | None = None
     pick_member: Callable[[Card, int], models.Model | None] | None = None
+    contact: Callable[[Card, int], dict[str, Any] | None] | None = None
+    contact_template: str = ""
 
 
 _card_types: dict[str, CardType] = {}
@@ -161,6 +166,11 @@ class OpenedCard:
     def context(self, params: Mapping[str, str]) -> dict[str, Any]:
         return self.card_type.context(self.card, self.reader, params)
 
+    def contact_context(self, contact_id: int) -> dict[str, Any] | None:
+        """Return one contact of the card as its contact page shows it, or None."""
+        contact = self.card_type.contact
+        return contact(self.card, contact_id) if contact else None
+
 
 def open_card(
     *, card_id: UUID, user: AbstractBaseUser | AnonymousUser, token: str
@@ -245,6 +255,16 @@ def closed_link(
         reason = "expired"
     language = card["household__language"] if card else ""
     return ClosedLink(reason=reason, language=language)
+
+
+def card_language(card_id: UUID) -> str:
+    """Return the language of a stored card's household, or "" for no such card."""
+    return (
+        Card.objects.filter(pk=card_id)
+        .values_list("household__language", flat=True)
+        .first()
+        or ""
+    )
 
 
 def delete_expired_cards() -> int:

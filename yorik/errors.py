@@ -173,6 +173,19 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
     return _error_page("403.html", 403)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """Answer a post Django's CSRF check refused: reload the page and try again.
+
+    The reason is for developers and stays in the log Django writes.
+    """
+    if _wants_json(request):
+        return JsonResponse(
+            error_body("forbidden", "CSRF check failed; reload and try again."),
+            status=403,
+        )
+    return _error_page("403_csrf.html", 403)
+
+
 def unavailable(request: HttpRequest) -> HttpResponse:
     """Answer 503 with Retry-After: JSON on the API, a plain page elsewhere.
 

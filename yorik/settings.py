@@ -299,6 +299,9 @@ AXES_ENABLE_ADMIN = False
 YORIK_TRUST_X_FORWARDED_FOR = env_bool("DJANGO_TRUST_X_FORWARDED_FOR", default=False)
 
 LOGIN_URL = "login"
+# A refused form post (an old tab, cookies cleared) gets a styled page that
+# says to reload, not Django's bare one.
+CSRF_FAILURE_VIEW = "yorik.errors.csrf_failure"
 LOGIN_REDIRECT_URL = "contacts:list"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -353,6 +356,8 @@ SPECTACULAR_SETTINGS = {
         "LeadStatusEnum": "household.models.LeadStatus",
         "PeopleMatchEnum": "people_search.skills.MATCHES",
         "PersonMatchEnum": "people_search.skills.PERSON_MATCHES",
+        # The id space of a row of find_person, a pick, a remembered word.
+        "RowSourceEnum": ["contacts", "household"],
     },
 }
 

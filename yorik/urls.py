@@ -17,6 +17,11 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("cards/<uuid:card_id>/", views.card_page, name="card"),
     path("cards/<uuid:card_id>/pick/", views.pick_card, name="card-pick"),
+    path(
+        "cards/<uuid:card_id>/contacts/<int:contact_id>/",
+        views.card_contact_page,
+        name="card-contact",
+    ),
     path("contacts/", include("contacts.urls")),
     path("api/cards/<uuid:card_id>/", api.CardDetailView.as_view(), name="card-detail"),
     path(

@@ -4,17 +4,19 @@ import math
 from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 from uuid import UUID
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth import views as auth_views
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import translation
 from django.utils.decorators import method_decorator
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -22,6 +24,7 @@ from yorik.cards import (
     CardAnsweredMeanwhile,
     OpenedCard,
     PickRefused,
+    card_language,
     closed_link,
     decline_card,
     open_card,
@@ -46,6 +49,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 View = Callable[..., HttpResponse]
+StrOrPromise = str | Promise
 
 
 def content_security_policy(view: View) -> View:
@@ -85,6 +89,20 @@ def render_page(
     return response
 
 
+def explains_login(reason: StrOrPromise) -> Callable[[View], View]:
+    """Give a members' page the sentence the login page says when it asks first.
+
+    "Log in to see this contact." tells a visitor who tapped a row on a card
+    why a login is asked for; after it, the login returns to the page.
+    """
+
+    def explained(view: View) -> View:
+        view.login_reason = reason  # type: ignore[attr-defined]
+        return view
+
+    return explained
+
+
 class PickForm(forms.Form):
     """One answer from a card's page: a contact, a household member, or none.
 
@@ -113,7 +131,8 @@ def link_visits_throttled(view: View) -> View:
 
     A link opens a card for anyone who has it, for a day; its pages are
     work for the database, so one address gets YORIK_CARD_LINK_RATE of them.
-    Logged-in members are not counted.
+    Logged-in members are not counted. The refusal speaks the language of
+    the card's household.
     """
 
     @wraps(view)
@@ -123,8 +142,17 @@ def link_visits_throttled(view: View) -> View:
                 request, scope="card-link", rate=settings.YORIK_CARD_LINK_RATE
             )
             if wait is not None:
+                # In the card's household's language: one indexed read, and
+                # the refused visit does none of the card's own work.
+                card_id = kwargs["card_id"]
                 seconds = math.ceil(wait)
-                response = render(request, "429.html", {"seconds": seconds}, status=429)
+                response = render_page(
+                    request,
+                    "429.html",
+                    {"seconds": seconds},
+                    language=card_language(card_id) or translation.get_language(),
+                    status=429,
+                )
                 response["Retry-After"] = str(seconds)
                 return response
         return view(request, *args, **kwargs)
@@ -178,6 +206,7 @@ def _card_page(
     )
 
 
+@explains_login(gettext_lazy("Log in to open this card."))
 @require_GET
 @personal_page  # A card's link carries its token, and its pick state changes.
 @link_visits_throttled
@@ -187,6 +216,44 @@ def card_page(request: HttpRequest, card_id: UUID) -> HttpResponse:
     if opened is None:
         return _closed_card_page(request, card_id, token)
     return _card_page(request, opened, token=token)
+
+
+def card_url(card_id: UUID, token: str) -> str:
+    """Return a card's path, with its link's token when the visitor came by it."""
+    path = reverse("card", kwargs={"card_id": card_id})
+    return f"{path}?{urlencode({'t': token}, safe=':')}" if token else path
+
+
+@require_GET
+@personal_page
+@link_visits_throttled
+def card_contact_page(
+    request: HttpRequest, card_id: UUID, contact_id: int
+) -> HttpResponse:
+    """Show one contact of a card, read-only, to whoever may open the card.
+
+    Through the card's signed link no login is needed; a contact the card
+    does not list is not found.
+    """
+    token = request.GET.get("t", "")
+    opened = open_card(card_id=card_id, user=request.user, token=token)
+    if opened is None:
+        return _closed_card_page(request, card_id, token)
+    context = opened.contact_context(contact_id)
+    if context is None:
+        raise Http404("This card lists no such contact.")
+    card = opened.card
+    return render_page(
+        request,
+        opened.card_type.contact_template,
+        {
+            "card": card,
+            "household": card.household,
+            "card_url": card_url(card.pk, token),
+            **context,
+        },
+        language=card.household.language,
+    )
 
 
 @require_POST
@@ -232,7 +299,21 @@ def pick_card(request: HttpRequest, card_id: UUID) -> HttpResponse:
 
 @method_decorator(content_security_policy, name="dispatch")
 class LoginView(auth_views.LoginView):
-    """Django's login, in the pages' layout: for every member, not only staff."""
+    """Django's login, in the pages' layout: for every member, not only staff.
+
+    When it was asked for by a page (`next`), it says why, in that page's
+    words (explains_login), and returns there afterwards.
+    """
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        next_path = urlsplit(self.get_redirect_url()).path
+        try:
+            view = resolve(next_path).func if next_path else None
+        except Resolver404:
+            view = None
+        context["login_reason"] = getattr(view, "login_reason", "")
+        return context
 
 
 @personal_page

@@ -18,6 +18,11 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+VIEWPORTS = [PHONE, DESKTOP]
+VIEWPORT_IDS = ["phone", "desktop"]
+# What an accessibility check refuses: axe-core's two highest impacts.
+REFUSED_IMPACTS = {"critical", "serious"}
 
 
 def chromium_path() -> str | None:
@@ -60,14 +65,39 @@ def page(chromium, live_server) -> Iterator:
     context.close()
 
 
+@pytest.fixture(scope="session")
+def axe_checker():
+    """Return axe-core, as axe-playwright-python ships it (no download)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+@pytest.fixture
+def accessible(axe_checker) -> Callable:
+    """Return a check that the page has no critical or serious axe-core violation."""
+
+    def check(page) -> None:
+        results = axe_checker.run(page)
+        refused = [
+            f"{violation['id']} ({violation['impact']}): "
+            + "; ".join(node["target"][0] for node in violation["nodes"][:5])
+            for violation in results.response["violations"]
+            if violation["impact"] in REFUSED_IMPACTS
+        ]
+        assert refused == [], f"{page.url}: {refused}"
+
+    return check
+
+
 @pytest.fixture
 def screenshot() -> Callable:
     """Return a function that saves the page under artifacts/screenshots/."""
 
-    def save(page, name: str) -> Path:
+    def save(page, name: str, *, full_page: bool = True) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
-        page.screenshot(path=path, full_page=True)
+        page.screenshot(path=path, full_page=full_page)
         return path
 
     return save

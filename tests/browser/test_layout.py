@@ -10,20 +10,30 @@ pytestmark = pytest.mark.browser
 PHONES = [{"width": 390, "height": 844}, {"width": 320, "height": 640}]
 LONG_EMAIL = "t.mueller.dresden@example.com"
 
-# The tops of the lines a substring of an element's text is laid out on.
+# The tops of the lines a substring of an element's text is laid out on; the
+# substring may span text nodes (an email split by <wbr>).
 LINES_OF = """([selector, text]) => {
   const element = document.querySelector(selector);
   const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let whole = "";
   while (walker.nextNode()) {
-    const start = walker.currentNode.data.indexOf(text);
-    if (start < 0) continue;
-    const range = document.createRange();
-    range.setStart(walker.currentNode, start);
-    range.setEnd(walker.currentNode, start + text.length);
-    const tops = [...range.getClientRects()].map((rect) => Math.round(rect.top));
-    return new Set(tops).size;
+    nodes.push([walker.currentNode, whole.length]);
+    whole += walker.currentNode.data;
   }
-  return 0;
+  const start = whole.indexOf(text);
+  if (start < 0) return 0;
+  const end = start + text.length;
+  const at = (offset) => {
+    const [node, from] = nodes.findLast(([, from]) => from <= offset);
+    return [node, offset - from];
+  };
+  const range = document.createRange();
+  range.setStart(...at(start));
+  range.setEnd(...at(end - 1));
+  range.setEnd(range.endContainer, range.endOffset + 1);
+  const tops = [...range.getClientRects()].map((rect) => Math.round(rect.top));
+  return new Set(tops).size;
 }"""
 
 

@@ -9,18 +9,22 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from contacts.merging import dismiss_duplicate, merge_contacts
+from contacts.documents import contact_document, document_children
+from contacts.merging import UNDO_WINDOW, dismiss_duplicate, merge_contacts
 from contacts.models import Contact, ContactMerge, DismissedDuplicate
 from contacts.vcard.importer import import_vcards
 from household.models import Household
 from tests.builders import PASSWORD, LoginClient, build_contact, build_member
 from yorik.bundles import BundleError, export_household, import_household
 from yorik.cards import create_card
+from yorik.models import Card
 
 pytestmark = pytest.mark.django_db
 
 DUPLICATES = reverse("admin:contacts_contact_duplicates")
+UNDO = reverse("admin:contacts_contact_undo_merge")
 
 
 def pair_url(first, second):
@@ -157,12 +161,13 @@ def test_merging_keeps_the_survivor_with_both_contacts_data(
             "survivor": "first",
             "relation": "second",
             "address:home": "second",
-            "merge": "1",
+            "confirm": "1",
         },
     )
 
     assert response.status_code == 302
-    assert response.url == reverse("admin:contacts_contact_change", args=[gisela.pk])
+    # No pair is left: back to the list of possible duplicates.
+    assert response.url == f"{DUPLICATES}?household={household.pk}"
     assert not Contact.objects.filter(pk=mama.pk).exists()
     gisela.refresh_from_db()
     assert gisela.display_name == "Gisela Becker"
@@ -187,11 +192,11 @@ def test_merging_keeps_the_survivor_with_both_contacts_data(
         "uid-mama",
         "anna",
     )
-    assert merge.choices == {"taken_from_merged": ["address:home", "relation"]}
+    assert merge.choices["taken_from_merged"] == ["address:home", "relation"]
 
 
 def test_a_merge_is_in_the_survivors_history(anna, gisela, mama):
-    anna.post(pair_url(gisela, mama), {"survivor": "second", "merge": "1"})
+    anna.post(pair_url(gisela, mama), {"survivor": "second", "confirm": "1"})
 
     change = anna.get(reverse("admin:contacts_contact_change", args=[mama.pk]))
     history = anna.get(reverse("admin:contacts_contact_history", args=[mama.pk]))
@@ -211,7 +216,7 @@ def test_the_history_names_the_fields_taken_in_the_admins_language(anna, gisela,
             "survivor": "first",
             "relation": "second",
             "address:home": "second",
-            "merge": "1",
+            "confirm": "1",
         },
     )
 
@@ -226,7 +231,7 @@ def test_the_history_names_the_fields_taken_in_the_admins_language(anna, gisela,
 
 
 def test_the_survivor_is_found_by_the_merged_contacts_name(anna, api, gisela, mama):
-    anna.post(pair_url(gisela, mama), {"survivor": "first", "merge": "1"})
+    anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
 
     found = api.call("find_person", {"query": "Mama"}).json()
 
@@ -259,7 +264,7 @@ def test_cards_and_links_naming_the_merged_contact_resolve_to_the_survivor(
         pick_to_chat=True,
     )
 
-    anna.post(pair_url(gisela, mama), {"survivor": "first", "merge": "1"})
+    anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
 
     picked.refresh_from_db()
     assert picked.picked_contact_id == gisela.pk
@@ -309,7 +314,7 @@ def test_another_households_admin_sees_and_merges_nothing_of_ours(
 
     listing = dana.get(DUPLICATES).content.decode()
     pair = dana.get(pair_url(gisela, mama))
-    merge = dana.post(pair_url(gisela, mama), {"survivor": "first", "merge": "1"})
+    merge = dana.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
     dismiss = dana.post(pair_url(gisela, mama), {"survivor": "first", "dismiss": "1"})
 
     assert "Yossi Levi" in listing
@@ -327,7 +332,7 @@ def test_another_households_admin_sees_and_merges_nothing_of_ours(
 def test_a_pair_across_households_cannot_be_merged(anna, other_household, gisela):
     levi = build_contact(other_household, "Gisela Becker")
 
-    response = anna.post(pair_url(gisela, levi), {"survivor": "first", "merge": "1"})
+    response = anna.post(pair_url(gisela, levi), {"survivor": "first", "confirm": "1"})
 
     assert response.status_code == 404
     assert Contact.objects.filter(pk=levi.pk).exists()
@@ -427,3 +432,158 @@ def test_the_list_names_only_the_surest_of_many(anna, household, monkeypatch):
     assert page.count("Derselbe Name") == 2
     assert "Lena Graf" in page
     assert "Udo Lang" not in page
+
+
+# Origins, confirmation, undo and the next pair
+
+
+def test_each_side_says_where_it_came_from_and_when(anna, household, gisela, mama):
+    page = anna.get(pair_url(gisela, mama)).content.decode()
+
+    created = timezone.localtime(gisela.created_at).strftime("%d.%m.%Y")
+    assert "Herkunft" in page
+    # Both came from a vCard (each has its UID).
+    assert page.count(f"vCard-Import, angelegt am {created}") == 2
+
+
+def test_a_contact_added_in_the_admin_is_entered_by_hand(anna, household, gisela):
+    anna.post(
+        reverse("admin:contacts_contact_add"),
+        {
+            "display_name": "Gisela B.",
+            "kind": "person",
+            "status": "active",
+            "aliases-TOTAL_FORMS": "0",
+            "aliases-INITIAL_FORMS": "0",
+            "channels-TOTAL_FORMS": "0",
+            "channels-INITIAL_FORMS": "0",
+            "addresses-TOTAL_FORMS": "0",
+            "addresses-INITIAL_FORMS": "0",
+        },
+    )
+    added = Contact.objects.get(display_name="Gisela B.")
+
+    from_a_file = build_contact(household, "Gisela Becker")
+
+    page = anna.get(pair_url(from_a_file, added)).content.decode()
+
+    assert "Haushaltsimport, angelegt am" in page
+    assert "von Hand eingegeben, angelegt am" in page
+
+
+def test_the_keep_radios_name_their_contacts(anna, gisela, mama):
+    page = anna.get(pair_url(gisela, mama)).content.decode()
+
+    assert 'value="first" checked> „Gisela Becker“ behalten' in page
+    assert 'value="second"> „Mama“ behalten' in page
+
+
+def test_merge_asks_to_confirm_before_anything_changes(anna, gisela, mama):
+    response = anna.post(
+        pair_url(gisela, mama),
+        {"survivor": "first", "relation": "second", "merge": "1"},
+    )
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "„Mama“ wird in „Gisela Becker“ zusammengeführt und dann gelöscht." in page
+    assert "Vom zusammengeführten Kontakt übernommen: Beziehung" in page
+    assert 'name="confirm"' in page
+    assert 'type="hidden" name="relation" value="second"' in page
+    assert Contact.objects.filter(pk=mama.pk).exists()
+
+
+def test_after_a_merge_the_admin_goes_to_the_next_pair(anna, household, gisela, mama):
+    ute = build_contact(
+        household, "Ute Krause", channels=[{"kind": "phone", "value": "0172 7654321"}]
+    )
+    uschi = build_contact(
+        household, "Uschi", channels=[{"kind": "phone", "value": "0172 7654321"}]
+    )
+
+    response = anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
+
+    assert response.url == pair_url(*sorted([ute, uschi], key=lambda c: c.pk))
+
+
+def test_a_merge_can_be_undone_giving_both_contacts_back(anna, household, gisela, mama):
+    pick_card = create_card(
+        household=household,
+        kind="contact_picker",
+        payload={"query": "", "ranked": False, "picks": [{"contact_id": mama.pk}]},
+        created_by=household.memberships.get().profile,
+    )
+    Card.objects.filter(pk=pick_card.pk).update(picked_contact=mama)
+    mama_before = contact_document(
+        Contact.objects.prefetch_related(*document_children()).get(pk=mama.pk)
+    )
+    gisela_before = contact_document(
+        Contact.objects.prefetch_related(*document_children()).get(pk=gisela.pk)
+    )
+    anna.post(
+        pair_url(gisela, mama),
+        {"survivor": "first", "relation": "second", "confirm": "1"},
+    )
+    listing = anna.get(DUPLICATES).content.decode()
+    merge = ContactMerge.objects.get()
+    assert "Sie haben „Mama“ in „Gisela Becker“ zusammengeführt." in listing
+    assert f'name="merge" value="{merge.pk}"' in listing
+
+    response = anna.post(UNDO, {"merge": merge.pk})
+
+    assert response.url == pair_url(gisela, mama)
+    restored = Contact.objects.get(pk=mama.pk)
+    assert (restored.ref, restored.vcard_uid) == (mama.ref, "uid-mama")
+    assert restored.created_at == mama.created_at
+    assert restored.last_contacted_at == mama.last_contacted_at
+    assert (
+        contact_document(
+            Contact.objects.prefetch_related(*document_children()).get(pk=mama.pk)
+        )
+        == mama_before
+    )
+    assert (
+        contact_document(
+            Contact.objects.prefetch_related(*document_children()).get(pk=gisela.pk)
+        )
+        == gisela_before
+    )
+    assert not ContactMerge.objects.exists()
+    pick_card.refresh_from_db()
+    assert pick_card.picked_contact_id == mama.pk
+    assert "Rückgängig" not in anna.get(DUPLICATES).content.decode()
+
+
+def test_a_merge_cannot_be_undone_after_the_survivor_changed(anna, gisela, mama):
+    anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
+    merge = ContactMerge.objects.get()
+    survivor = Contact.objects.get(pk=gisela.pk)
+    survivor.notes = "Neu"
+    survivor.save()
+
+    response = anna.post(UNDO, {"merge": merge.pk}, follow=True)
+
+    assert "Diese Zusammenführung lässt sich nicht mehr rückgängig machen." in (
+        response.content.decode()
+    )
+    assert not Contact.objects.filter(pk=mama.pk).exists()
+
+
+def test_a_merge_cannot_be_undone_after_the_window(anna, gisela, mama):
+    anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
+    ContactMerge.objects.update(merged_at=timezone.now() - UNDO_WINDOW)
+
+    anna.post(UNDO, {"merge": ContactMerge.objects.get().pk})
+
+    assert not Contact.objects.filter(pk=mama.pk).exists()
+
+
+def test_another_admin_cannot_undo_my_merge(anna, household, gisela, mama):
+    anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
+    build_member(household, "ben", role="admin")
+    ben = LoginClient()
+    ben.login(username="ben", password=PASSWORD)
+
+    ben.post(UNDO, {"merge": ContactMerge.objects.get().pk})
+
+    assert not Contact.objects.filter(pk=mama.pk).exists()

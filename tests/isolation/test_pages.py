@@ -123,6 +123,42 @@ def test_cards_need_a_session_or_link(world, kind):
     )
 
 
+# A card's contact pages
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_as_card_link_opens_none_of_bs_contacts(world, kind):
+    card = world.a.cards[kind]
+    for contact in world.b.contacts:
+        assert_not_found(
+            Client().get(f"/cards/{card.pk}/contacts/{contact.pk}/?t={token_of(card)}")
+        )
+
+
+@pytest.mark.parametrize("kind", CARD_KINDS)
+def test_bs_card_opens_no_contact_for_as_session_or_a_tampered_link(
+    world, a_browser, kind
+):
+    card = world.b.cards[kind]
+    contact = world.b.contact
+    token = token_of(card)
+
+    assert_not_found(a_browser.get(f"/cards/{card.pk}/contacts/{contact.pk}/"))
+    assert_not_found(
+        Client().get(f"/cards/{card.pk}/contacts/{contact.pk}/?t={token}x")
+    )
+    assert_not_found(Client().get(f"/cards/{card.pk}/contacts/{contact.pk}/"))
+
+
+def test_a_card_contact_link_of_an_offboarded_creator_opens_nothing(world):
+    for kind, card in world.a.dead_cards.items():
+        for contact in world.a.contacts:
+            response = Client().get(
+                f"/cards/{card.pk}/contacts/{contact.pk}/?t={token_of(card)}"
+            )
+            assert response.status_code == 404, kind
+
+
 # Contact pages
 
 

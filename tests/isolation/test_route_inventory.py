@@ -47,6 +47,11 @@ COVERED_BY: dict[str, list[Callable[..., None]]] = {
         test_pages.test_logins_without_an_acting_membership_cannot_pick,
         test_pages.test_an_offboarded_members_card_links_open_nothing,
     ],
+    "cards/<uuid:card_id>/contacts/<int:contact_id>/": [
+        test_pages.test_as_card_link_opens_none_of_bs_contacts,
+        test_pages.test_bs_card_opens_no_contact_for_as_session_or_a_tampered_link,
+        test_pages.test_a_card_contact_link_of_an_offboarded_creator_opens_nothing,
+    ],
     "contacts/": [
         test_pages.test_contact_list_shows_nothing_of_b,
         test_pages.test_every_status_filter_stays_in_the_household,

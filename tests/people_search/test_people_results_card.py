@@ -37,7 +37,7 @@ def test_rows_show_contact_role_status_and_similar_names_in_german(api, people):
     assert response.status_code == 200
     page = response.content.decode()
     assert "Sabine Meier" in page
-    assert "sabine@example.org · 0171 1234567" in page
+    assert "sabine@<wbr>example.<wbr>org</span> · 0171 1234567" in page
     assert "Mitglied" in page
     assert "Gekündigt" in page
     assert "Peter Mayer" in page

@@ -102,3 +102,66 @@ def test_a_server_error_in_english(db):
 
     assert_styled(response, 500, language="en")
     assert "Reload it in a moment" in text_of(response)
+
+
+def test_a_logged_in_member_gets_404_in_the_households_language(admin_membership):
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(admin_membership.profile.user)
+
+    response = client.get("/no-such-page/")
+
+    assert_styled(response, 404, language="de")
+    assert "Unter dieser Adresse gibt es keine Seite." in text_of(response)
+
+
+def test_a_logged_in_member_gets_403_in_the_households_language(other_household):
+    from tests.builders import build_member
+
+    client = Client(HTTP_ACCEPT_LANGUAGE="de")
+    client.force_login(build_member(other_household, "dana").profile.user)
+
+    response = client.get("/test-forbidden/")
+
+    assert_styled(response, 403, language="en")
+    assert "You may not open this page." in text_of(response)
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("de", "Diese Seite war zu lange offen"),
+        ("en", "This page was open too long"),
+    ],
+)
+def test_a_refused_form_post_gets_a_styled_page_saying_to_reload(
+    db, language, sentence
+):
+    client = Client(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE=language)
+
+    response = client.post("/accounts/login/", {"username": "x", "password": "y"})
+
+    assert_styled(response, 403, language=language)
+    assert sentence in text_of(response)
+
+
+def test_too_many_card_visits_are_refused_in_the_households_language(
+    settings, other_household
+):
+    from tests.builders import build_member
+    from yorik.cards import card_link, create_card
+
+    settings.YORIK_CARD_LINK_RATE = "1/hour"
+    creator = build_member(other_household, "yael", role="admin").profile
+    card = create_card(
+        household=other_household,
+        kind="contacts_found",
+        payload={},
+        created_by=creator,
+    )
+    visitor = Client(REMOTE_ADDR="203.0.113.9", HTTP_ACCEPT_LANGUAGE="de")
+    visitor.get(card_link(card))
+
+    refused = visitor.get(card_link(card))
+
+    assert_styled(refused, 429, language="en")
+    assert "Too many requests" in text_of(refused)
