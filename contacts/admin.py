@@ -610,8 +610,12 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         upload = kept_upload(
             token=request.POST["upload"], user=request.user, household=household
         )
-        summary = upload and import_kept_upload(
-            upload=upload, timeout=settings.YORIK_VCARD_IMPORT_TIMEOUT or None
+        summary = (
+            import_kept_upload(
+                upload=upload, timeout=settings.YORIK_VCARD_IMPORT_TIMEOUT or None
+            )
+            if upload is not None
+            else None
         )
         if summary is None:
             self.message_user(
