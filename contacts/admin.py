@@ -57,6 +57,12 @@ from contacts.vcard.importer import (
     check_vcard_size,
     import_vcards,
 )
+from contacts.vcard.uploads import (
+    KEPT_UPLOAD_LIFETIME,
+    import_kept_upload,
+    keep_upload,
+    kept_upload,
+)
 from household.admin_scoping import (
     AutocompleteFilter,
     HouseholdInlineFormSet,
@@ -72,6 +78,9 @@ from people_search.index.models import Subject
 # Skipped cards and ignored values listed one by one after an import; the
 # rest are counted.
 MAX_PROBLEM_MESSAGES = 20
+# Names a dry run lists under each heading, and an import's messages name;
+# the rest are counted.
+MAX_LISTED_NAMES = 200
 # Proposals on one page of "Possible duplicates", and the most it lists: the
 # surest, weighed from a few thousand candidates however large the book.
 DUPLICATES_PAGE = 25
@@ -560,40 +569,127 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         return f"{url}?household={contact.household_id}"
 
     def import_vcard_view(self, request: HttpRequest) -> HttpResponse:
-        """Import an uploaded vCard file and report what it did."""
+        """Import an uploaded vCard file, or list what a dry run of it would do.
+
+        A dry run keeps the file for the one click (`upload`, a signed token)
+        that imports it; the import is written only when it changes exactly
+        what the dry run listed.
+        """
         if not self.has_add_permission(request):
             raise PermissionDenied
+        household = None if request.user.is_superuser else request_household(request)
+        if request.method == "POST" and "upload" in request.POST:
+            return self._import_kept_upload(request, household=household)
         form = VCardImportForm(
-            request.POST or None,
-            request.FILES or None,
-            household=None if request.user.is_superuser else request_household(request),
+            request.POST or None, request.FILES or None, household=household
         )
         if request.method == "POST" and form.is_valid():
             dry_run = form.cleaned_data["dry_run"]
+            data = form.cleaned_data["file"].read()
             summary = import_vcards(
                 household=form.target_household(),
-                data=form.cleaned_data["file"].read(),
+                data=data,
                 dry_run=dry_run,
                 timeout=settings.YORIK_VCARD_IMPORT_TIMEOUT or None,
             )
-            self._report_import(request, summary, dry_run=dry_run)
-            # After a dry run the admin is one click from the real import.
-            if dry_run:
+            if dry_run and not summary.file_problem:
+                token = keep_upload(
+                    household=form.target_household(),
+                    user=request.user,
+                    data=data,
+                    summary=summary,
+                )
+                return self._dry_run_page(request, summary, token=token)
+            self._report_import(request, summary)
+            if summary.file_problem:
                 return redirect("admin:contacts_contact_import_vcard")
             return redirect("admin:contacts_contact_changelist")
+        return self._import_page(request, {"form": form})
+
+    def _import_kept_upload(
+        self, request: HttpRequest, *, household: Household | None
+    ) -> HttpResponse:
+        upload = kept_upload(
+            token=request.POST["upload"], user=request.user, household=household
+        )
+        summary = (
+            import_kept_upload(
+                upload=upload, timeout=settings.YORIK_VCARD_IMPORT_TIMEOUT or None
+            )
+            if upload is not None
+            else None
+        )
+        if summary is None:
+            self.message_user(
+                request,
+                _(
+                    "This dry run has expired or cannot be imported from your "
+                    "account. Please upload the file again."
+                ),
+                messages.ERROR,
+            )
+            return redirect("admin:contacts_contact_import_vcard")
+        if summary.file_problem:
+            self._report_import(request, summary)
+            return redirect("admin:contacts_contact_import_vcard")
+        if not summary.written:
+            self.message_user(
+                request,
+                _(
+                    "The address book has changed since the dry run, so nothing "
+                    "was imported. Please check the list again."
+                ),
+                messages.WARNING,
+            )
+            token = keep_upload(
+                household=upload.household,
+                user=request.user,
+                data=bytes(upload.data),
+                summary=summary,
+            )
+            return self._dry_run_page(request, summary, token=token)
+        self._report_import(request, summary)
+        return redirect("admin:contacts_contact_changelist")
+
+    def _dry_run_page(
+        self, request: HttpRequest, summary: ImportSummary, *, token: str
+    ) -> HttpResponse:
+        """List what the import would do, with the button that imports the file."""
+        listed = [
+            (_("New contacts"), summary.created_names),
+            (_("Updated contacts"), summary.updated_names),
+            (_("Skipped cards"), summary.problems),
+            (_("Ignored values"), summary.warnings),
+        ]
+        return self._import_page(
+            request,
+            {
+                "summary": summary,
+                "upload": token,
+                "kept_minutes": int(KEPT_UPLOAD_LIFETIME.total_seconds() // 60),
+                "listed": [
+                    (heading, _capped(lines, MAX_LISTED_NAMES))
+                    for heading, lines in listed
+                    if lines
+                ],
+            },
+        )
+
+    def _import_page(
+        self, request: HttpRequest, context: dict[str, Any]
+    ) -> HttpResponse:
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": _("Import vCard"),
-            "form": form,
+            **context,
         }
         return TemplateResponse(
             request, "admin/contacts/contact/import_vcard.html", context
         )
 
-    def _report_import(
-        self, request: HttpRequest, summary: ImportSummary, *, dry_run: bool
-    ) -> None:
+    def _report_import(self, request: HttpRequest, summary: ImportSummary) -> None:
+        """Say what an import did, naming the contacts it created and updated."""
         if summary.file_problem:
             self.message_user(
                 request,
@@ -602,13 +698,17 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
                 messages.ERROR,
             )
             return
-        if dry_run:
-            report = _("Dry run, nothing written: %(summary)s")
-        else:
-            report = _("Imported the vCard file: %(summary)s")
+        report = _("Imported the vCard file: %(summary)s")
         noted = summary.skipped or summary.warnings
         level = messages.WARNING if noted else messages.SUCCESS
         self.message_user(request, report % {"summary": summary}, level)
+        for label, names in (
+            (_("Created: %(names)s"), summary.created_names),
+            (_("Updated: %(names)s"), summary.updated_names),
+        ):
+            if names:
+                listed = ", ".join(_capped(names, MAX_LISTED_NAMES))
+                self.message_user(request, label % {"names": listed}, messages.INFO)
         for lines, more_lines in (
             (summary.problems, _more_skipped_cards),
             (summary.warnings, _more_ignored_values),
@@ -623,6 +723,15 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
 def _field_labels(names: list[str]) -> str:
     """Return merged fields by their names for people, or a dash for none."""
     return ", ".join(field_label(name) for name in names) or "—"
+
+
+def _capped(lines: list[str], most: int) -> list[str]:
+    """Return the first `most` lines, and a last one counting the rest."""
+    more = len(lines) - most
+    if more <= 0:
+        return lines
+    counted = ngettext("… and %(count)d more.", "… and %(count)d more.", more)
+    return [*lines[:most], counted % {"count": more}]
 
 
 def _more_skipped_cards(count: int) -> str:
@@ -799,13 +908,5 @@ class CardDavAccountAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
                 _("Skipped %(problem)s") % {"problem": problem}
                 for problem in report.skipped
             ]
-            for line in lines[:MAX_PROBLEM_MESSAGES]:
+            for line in _capped(lines, MAX_PROBLEM_MESSAGES):
                 self.message_user(request, line, messages.WARNING)
-            if len(lines) > MAX_PROBLEM_MESSAGES:
-                more = len(lines) - MAX_PROBLEM_MESSAGES
-                self.message_user(
-                    request,
-                    ngettext("… and %(count)d more.", "… and %(count)d more.", more)
-                    % {"count": more},
-                    messages.WARNING,
-                )

@@ -2,6 +2,7 @@
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from django.core.paginator import Paginator
@@ -21,17 +22,15 @@ from contacts.selectors import (
 from household.models import Membership, UserProfile
 from household.selectors import members_of_profiles
 from people_search.engine.query import parse_query
-from people_search.engine.text import search_document, search_terms
+from people_search.engine.text import holding_every_term, search_document
 from yorik.callers import Caller
-from yorik.cards import CardType, card_type
+from yorik.cards import CardType, card_search, card_type
 from yorik.models import Card
 
 CONTACT_PICKER = "contact_picker"
 CONTACTS_FOUND = "contacts_found"
 # An alphabetical card shows its contacts in pages of this many.
 LETTERS_PAGE = 200
-# The longest search a card's search field takes, as the contact pages'.
-SEARCH_LENGTH = 200
 # A ranked row's confidence is shown as the first band it reaches: words and
 # a bar, never a bare percentage the assistant's guess would not support.
 CONFIDENCE_BANDS = ((0.9, "very-likely"), (0.6, "likely"), (0.3, "maybe"))
@@ -188,14 +187,6 @@ def read_picker_rows(card: Card) -> list[CardRow | MemberRow]:
     return rows
 
 
-def rows_matching(
-    rows: Sequence[CardRow | MemberRow], query: str
-) -> list[CardRow | MemberRow]:
-    """Return the rows whose folded name (or relation) holds every term of the query."""
-    terms = search_terms(query)
-    return [row for row in rows if all(term in row.search_text for term in terms)]
-
-
 @dataclass(frozen=True)
 class LetterGroup:
     """The rows under one letter of an alphabetical card's index."""
@@ -226,8 +217,8 @@ def _rows_context(
     rows = read_picker_rows(card)
     changing = card.picked_at is not None and params.get("change") == "1"
     searchable = len(rows) > SEARCHABLE_ROWS
-    search = params.get("q", "").strip() if searchable else ""
-    shown = rows_matching(rows, search) if search else rows
+    search = card_search(params) if searchable else ""
+    shown = holding_every_term(rows, search, document=attrgetter("search_text"))
     picks = [row for row in shown if not row.padded]
     all_picks = [row for row in rows if not row.padded]
     return {
@@ -262,7 +253,7 @@ def _letters_context(
     person types, and the same search works as a plain GET without it.
     """
     fields = ("id", "display_name", "relation", "kind", "sort_name")
-    search = params.get("q", "").strip()[:SEARCH_LENGTH]
+    search = card_search(params)
     contacts = card_contacts(card)
     if search:
         contacts = search_contacts(
@@ -279,6 +270,7 @@ def _letters_context(
         "page": page,
         "groups": group_by_letter(rows),
         "search": search,
+        "found_nothing": bool(search) and not rows,
     }
 
 

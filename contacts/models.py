@@ -2,6 +2,7 @@
 
 import secrets
 
+from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
@@ -645,3 +646,22 @@ class DismissedDuplicate(HouseholdRow):
 
     def __str__(self) -> str:
         return f"{self.first_id} ≠ {self.second_id}"
+
+
+class VCardUpload(models.Model):
+    """A vCard file an admin ran a dry run of, kept for one click to import it.
+
+    `changes` is what the dry run listed (ImportSummary.changes): the import
+    it confirms is written only when it changes exactly that.
+    """
+
+    household = models.ForeignKey(Household, on_delete=models.CASCADE, related_name="+")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    data = models.BinaryField()
+    changes = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    def __str__(self) -> str:
+        return f"vCard upload {self.pk} for {self.household}"

@@ -1,17 +1,16 @@
 """People search's card: people_results, the members and leads a search found."""
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 from household.callers import MemberCaller
-from people_search.engine.text import search_document, search_terms
+from people_search.engine.text import holding_every_term, search_document
 from people_search.selectors import PeopleResults, people_with_ids
-from yorik.cards import CardType, card_type
+from yorik.cards import CardType, card_search, card_type
 from yorik.models import Card
 
 PEOPLE_RESULTS = "people_results"
-# The longest search a card's search field takes.
-SEARCH_LENGTH = 200
 
 
 def people_results_payload(query: str, found: PeopleResults) -> dict[str, Any]:
@@ -44,7 +43,7 @@ def _context(
         members=card.payload.get("members", []),
         leads=card.payload.get("leads", []),
     )
-    search = params.get("q", "").strip()[:SEARCH_LENGTH]
+    search = card_search(params)
     members = _searched(found.members, search)
     leads = _searched(found.leads, search)
     return {
@@ -53,18 +52,17 @@ def _context(
         "rows": members + leads,
         "searchable": bool(found.members or found.leads),
         "search": search,
+        "found_nothing": bool(search) and not (members or leads),
     }
 
 
 def _searched(hits: list[dict[str, Any]], search: str) -> list[dict[str, Any]]:
     """Return the hits that hold every term, each with its folded `search_text`."""
-    terms = search_terms(search)
-    texts = [(hit, search_document(hit["name"], hit["email"])) for hit in hits]
-    return [
-        {**hit, "search_text": text}
-        for hit, text in texts
-        if all(term in text for term in terms)
+    documented = [
+        {**hit, "search_text": search_document(hit["name"], hit["email"])}
+        for hit in hits
     ]
+    return holding_every_term(documented, search, document=itemgetter("search_text"))
 
 
 card_type(

@@ -27,6 +27,8 @@ from yorik.callers import Caller
 from yorik.models import Card
 
 _SALT = "yorik.cards"
+# The longest search a card's search field (`q`) takes.
+SEARCH_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,11 @@ def get_card_type(kind: str) -> CardType:
 
 def card_kinds() -> list[str]:
     return sorted(_card_types)
+
+
+def card_search(params: Mapping[str, str]) -> str:
+    """Return the search a card's page was asked for (`q`), at most SEARCH_LENGTH."""
+    return params.get("q", "").strip()[:SEARCH_LENGTH]
 
 
 def page_viewer(user: AbstractBaseUser | AnonymousUser) -> Caller | None:

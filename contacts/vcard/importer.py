@@ -92,6 +92,9 @@ class ImportSummary:
     value dropped from a kept card, and each note about the file (lines read
     in the fallback charset), one in `warnings`. `file_problem` says why an
     import gave no card at all (an empty file, not a vCard file, a timeout).
+    The names of the contacts created and updated are listed in the file's
+    order, as they are after the import. `written` is True once the import's
+    changes are committed.
     """
 
     created: int = 0
@@ -100,6 +103,9 @@ class ImportSummary:
     skipped_cards: dict[int, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     file_problem: str = ""
+    created_names: list[str] = field(default_factory=list)
+    updated_names: list[str] = field(default_factory=list)
+    written: bool = False
 
     @property
     def problems(self) -> list[str]:
@@ -109,6 +115,16 @@ class ImportSummary:
     @property
     def skipped(self) -> int:
         return len(self.skipped_cards)
+
+    @property
+    def changes(self) -> dict[str, Any]:
+        """Return what the import changes, as a dry run lists it (JSON-ready)."""
+        return {
+            "created": self.created_names,
+            "updated": self.updated_names,
+            "unchanged": self.unchanged,
+            "skipped": self.problems,
+        }
 
     @property
     def found(self) -> int:
@@ -165,11 +181,15 @@ def import_vcards(
     dry_run: bool = False,
     show_progress: bool = False,
     timeout: float | None = None,
+    expected: dict[str, Any] | None = None,
 ) -> ImportSummary:
     """Import every card of a vCard file into the household's address book.
 
     An import still running `timeout` seconds after it started stops at the
     next card, writes nothing and says so in the summary's file_problem.
+    With `expected` (the `changes` of a dry run) the import is written only
+    when it changes exactly that; otherwise it writes nothing, and its
+    summary tells what it would change now.
     """
     try:
         return _import(
@@ -178,6 +198,7 @@ def import_vcards(
             dry_run=dry_run,
             show_progress=show_progress,
             deadline=_Deadline(timeout),
+            expected=expected,
         )
     except _TimedOut as stop:
         return ImportSummary(file_problem=str(stop))
@@ -190,6 +211,7 @@ def _import(
     dry_run: bool,
     show_progress: bool,
     deadline: _Deadline,
+    expected: dict[str, Any] | None,
 ) -> ImportSummary:
     """Import the file as import_vcards does; raise _TimedOut past the deadline."""
     check_vcard_size(len(data))
@@ -228,14 +250,17 @@ def _import(
                 continue
             summary.warnings += [card.report(dropped) for dropped in card.dropped]
             try:
-                outcome = book.write(card.contact, named=card.named)
+                outcome, name = book.write(card.contact, named=card.named)
             except ValidationError as error:
                 summary.skipped_cards[card.number] = card.report(_describe(error))
                 continue
             setattr(summary, outcome, getattr(summary, outcome) + 1)
+            if outcome != "unchanged":
+                getattr(summary, f"{outcome}_names").append(name)
         book.create_new_contacts()
         analyze_after_commit(ADDRESS_BOOK_MODELS)
-        if dry_run:
+        summary.written = not dry_run and expected in (None, summary.changes)
+        if not summary.written:
             transaction.set_rollback(True)
     return summary
 
@@ -372,8 +397,9 @@ class _AddressBook:
             self.by_value[value].add(contact_id)
         self.by_name[fold_name(contact["display_name"])].add(contact_id)
 
-    def write(self, card: dict[str, Any], *, named: bool = True) -> str:
-        """Create or update the card's contact; return created/updated/unchanged.
+    def write(self, card: dict[str, Any], *, named: bool = True) -> tuple[str, str]:
+        """Create or update the card's contact; return created/updated/unchanged
+        and the contact's display name as it now is.
 
         `named` is False when the card's display name stands in for a name
         it lacks. Raise a ValidationError, having changed nothing, when the
@@ -391,14 +417,14 @@ class _AddressBook:
             self.by_uid[_own_export_uid(checked.contact.ref)] = contact_id
             self._remember(contact_id, row)
             self.taken.add(contact_id)
-            return "created"
+            return "created", row["display_name"]
         stored = self.contacts[contact_id]
         merged = _merged(
             stored, card, ref=self.refs[contact_id], rename=rename, named=named
         )
         self.taken.add(contact_id)
         if same_fields(merged, stored, fields=_COMPARED):
-            return "unchanged"
+            return "unchanged", stored["display_name"]
         if contact_id in self.new:
             self.new[contact_id] = check_contact(household=self.household, **merged)
         else:
@@ -407,7 +433,7 @@ class _AddressBook:
             )
             update_contact(contact=contact, **merged)
         self._remember(contact_id, merged)
-        return "updated"
+        return "updated", merged["display_name"]
 
     def create_new_contacts(self) -> None:
         """Write the contacts the cards created, in the order they were created."""

@@ -6,6 +6,8 @@ runs of letters and digits of the folded text.
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 _LETTER_SPELLINGS = str.maketrans(
     {
@@ -53,6 +55,7 @@ def _bare_latin_letters() -> dict[int, str]:
 _LETTER_SPELLINGS = {**_bare_latin_letters(), **_LETTER_SPELLINGS}
 _TERM_SEPARATORS = re.compile(r"[\s,]+")
 _WORD = re.compile(r"[^\W_]+")
+T = TypeVar("T")
 
 
 def fold_name(text: str) -> str:
@@ -86,6 +89,18 @@ def search_document(*parts: str | None) -> str:
     can only match inside a single part.
     """
     return " ".join(folded for part in parts if part and (folded := fold_name(part)))
+
+
+def holding_every_term(
+    items: Iterable[T], query: str, *, document: Callable[[T], str]
+) -> list[T]:
+    """Return the items whose folded document holds every term of the query.
+
+    A term matches anywhere inside the document, so "mull" finds "muller";
+    a query with no terms keeps every item.
+    """
+    terms = search_terms(query)
+    return [item for item in items if all(term in document(item) for term in terms)]
 
 
 def fold_words(text: str) -> tuple[str, ...]:

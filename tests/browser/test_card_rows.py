@@ -2,6 +2,7 @@
 
 import pytest
 
+from people_search.engine.text import fold_name
 from tests.browser.conftest import VIEWPORT_IDS, VIEWPORTS
 from tests.builders import PASSWORD, build_contact, build_member
 from yorik.cards import card_link, create_card
@@ -161,3 +162,21 @@ def test_a_people_results_row_asks_for_a_login_saying_why_and_returns(
     page.get_by_role("heading", level=1, name="Sabine Meier").wait_for()
     assert "/de/dashboard/members/" in page.url
     accessible(page)
+
+
+def test_the_scripts_fold_is_the_servers_fold(page, household, admin_membership):
+    """A typed query is folded as the rows' data-search, or a row never matches."""
+    page.goto(relative(card_link(browse_card(household))))
+    samples = [
+        "Jürgen MÜLLER",
+        "Straße STRASSE ẞ",
+        "Ærø Œuvre Łódź Đorđe",
+        "Þórður Eyjólfsdóttir",
+        "I\u011fd\u0131r \u0131l\u0131k",  # dotless i
+        "O\u2019Brien O\u2018Neil O`Hara O\u00b4Dea",  # apostrophes
+        "Ångström Çelik Zoë Dvořák",
+    ]
+
+    folded = page.evaluate("samples => samples.map(fold)", samples)
+
+    assert folded == [fold_name(sample) for sample in samples]

@@ -98,3 +98,37 @@ def test_the_admin_contact_form_passes_axe(
         page.goto(path)
         accessible(page)
     screenshot(page, "admin_import_vcard")
+
+
+def test_a_vcard_dry_run_lists_names_and_imports_with_one_click(
+    page, household, admin_membership, pair, screenshot, accessible, tmp_path
+):
+    gisela, _ = pair
+    vcf = tmp_path / "familie.vcf"
+    vcf.write_text(
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ben Neu\r\nEND:VCARD\r\n"
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Gisela Becker\r\nTEL:0171 1234567\r\n"
+        "NOTE:Kommt sonntags\r\nEND:VCARD\r\n"
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Hanna Halbfertig\r\n"
+    )
+    log_in_to_admin(page)
+    page.goto("/admin/contacts/contact/import-vcard/")
+    page.get_by_label("vCard-Datei").set_input_files(vcf)
+    page.get_by_label("Probelauf").check()
+    page.get_by_role("button", name="Importieren").click()
+
+    page.get_by_role("heading", name="Neue Kontakte").wait_for()
+    assert page.get_by_text("Ben Neu").is_visible()
+    assert page.get_by_text("Gisela Becker").is_visible()
+    assert page.get_by_text("Karte 3 (Hanna Halbfertig)").is_visible()
+    accessible(page)
+    screenshot(page, "admin_vcard_dry_run_phone")
+    assert not Contact.objects.filter(display_name="Ben Neu").exists()
+
+    page.get_by_role("button", name="Jetzt importieren").click()
+
+    page.get_by_text("Neu angelegt: Ben Neu").wait_for()
+    assert page.get_by_text("Aktualisiert: Gisela Becker").is_visible()
+    screenshot(page, "admin_vcard_imported_phone")
+    gisela.refresh_from_db()
+    assert gisela.notes == "Kommt sonntags"

@@ -222,7 +222,7 @@ def test_a_long_picker_filters_as_you_type_without_a_reload(
     page = open_tab(viewport=viewport)
     page.goto(card_link(card))
     page.evaluate("window.loadedOnce = true")
-    search = page.get_by_role("searchbox", name="In dieser Liste suchen")
+    search = page.get_by_role("searchbox", name="Auf dieser Karte suchen")
 
     search.press_sequentially("mull")
 
@@ -232,9 +232,8 @@ def test_a_long_picker_filters_as_you_type_without_a_reload(
     assert_fits(page)
     screenshot(page, f"picker_search_{viewport}")
     search.fill("zebra")
-    assert page.get_by_role("status").inner_text() == (
-        "Nichts in dieser Liste passt zu deiner Suche."
-    )
+    assert page.get_by_text("Nichts auf dieser Karte passt dazu.").is_visible()
+    assert page.get_by_role("status").inner_text() == "Passende Zeilen: 0"
     search.fill("")
     assert page.locator("li.row:visible").count() == 25
     search.fill("Jürgen")
@@ -251,7 +250,7 @@ def test_a_long_picker_searches_without_javascript(
     page = open_tab(javascript=False)
     page.goto(card_link(card))
 
-    page.get_by_role("searchbox", name="In dieser Liste suchen").fill("mueller")
+    page.get_by_role("searchbox", name="Auf dieser Karte suchen").fill("mueller")
     page.get_by_role("button", name="Suchen").click()
 
     page.wait_for_url(re.compile(r"[?&]q=mueller"))
@@ -260,3 +259,22 @@ def test_a_long_picker_searches_without_javascript(
     page.get_by_role("button", name=re.compile("Jürgen Müller")).click()
     page.get_by_text("Ausgewählt: Jürgen Müller").wait_for()
     assert api.get(f"/api/cards/{card.pk}/").json()["picked"]["id"] == mueller.pk
+
+
+def test_a_heading_hides_with_the_rows_under_it(open_tab, household, long_card):
+    card, _ = long_card
+    recent = build_contact(household, "Rita Zuletzt")
+    card.payload["picks"].append({"contact_id": recent.pk, "padded": True})
+    card.save()
+    page = open_tab()
+    page.goto(card_link(card))
+    heading = page.get_by_role("heading", name="Zuletzt kontaktiert")
+    search = page.get_by_role("searchbox", name="Auf dieser Karte suchen")
+
+    search.fill("rita")
+    assert heading.is_visible()
+    assert page.locator("li.row:visible .row-title").all_inner_texts() == [
+        "Rita Zuletzt"
+    ]
+    search.fill("mull")
+    assert heading.is_hidden()

@@ -290,17 +290,17 @@ def test_a_picker_of_more_than_20_rows_has_a_search(client, long_card):
     page = client.get(f"/cards/{long_card.pk}/?t={token_of(long_card)}")
 
     assert 'type="search"' in page.text
-    assert "In dieser Liste suchen" in page.text
+    assert "Auf dieser Karte suchen" in page.text
+    assert "data-card-search" in page.text
     assert len(row_titles(page)) == 21
     assert 'data-search="jurgen muller nachbar"' in page.text
-    assert "row-search.js" in page.text
 
 
 def test_a_short_picker_has_no_search(client, card):
     page = client.get(f"/cards/{card.pk}/?t={token_of(card)}")
 
     assert 'type="search"' not in page.text
-    assert "row-search.js" not in page.text
+    assert "data-card-search" not in page.text
 
 
 @pytest.mark.parametrize("query", ["mueller", "MÜLLER", "jürg", "nachbar"])
@@ -319,9 +319,22 @@ def test_a_search_finding_nothing_says_so(client, long_card):
     )
 
     assert row_titles(page) == []
-    assert "Nichts in dieser Liste passt zu deiner Suche." in page.text
-    assert "data-row-search-empty hidden" not in page.text
+    assert "Nichts auf dieser Karte passt dazu." in page.text
+    assert "data-search-empty hidden" not in page.text
     assert "Keiner davon" in page.text
+
+
+def test_a_search_while_changing_the_pick_stays_in_the_change(client, long_card):
+    answer(client, long_card, contact_id=long_card.payload["picks"][0]["contact_id"])
+
+    page = client.get(
+        f"/cards/{long_card.pk}/",
+        {"t": token_of(long_card), "change": "1", "q": "Müller"},
+    )
+
+    assert '<input type="hidden" name="change" value="1">' in page.text
+    assert row_titles(page) == ["Jürgen Müller"]
+    assert "Auswahl behalten" in page.text
 
 
 def test_openapi_documents_declined_and_the_picks_source(client, db):

@@ -1,5 +1,6 @@
 """Importing a vCard file through Django admin, into the admin's own household."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -7,12 +8,14 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from contacts.models import Contact
+from contacts.models import Contact, VCardUpload
+from contacts.vcard.uploads import KEPT_UPLOAD_LIFETIME
 from household.models import Membership, UserProfile
+from tests.builders import PASSWORD, build_contact, build_member
 
 SAMPLES = Path(__file__).parent / "samples"
-PASSWORD = "correct-horse-battery"
 IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
 
 
@@ -63,16 +66,152 @@ def test_upload_imports_into_the_admins_household(anna, household, other_househo
 
 
 def test_dry_run_upload_shows_the_summary_and_writes_nothing(anna):
-    response = anna.post(
-        IMPORT_URL, {"file": upload("google.vcf"), "dry_run": "on"}, follow=True
-    )
+    response = anna.post(IMPORT_URL, {"file": upload("google.vcf"), "dry_run": "on"})
 
-    assert response.redirect_chain == [(IMPORT_URL, 302)]
+    assert response.status_code == 200
     assert (
         "Probelauf, nichts gespeichert: 5 gefunden: 5 neu angelegt, "
         "0 aktualisiert, 0 unverändert, 0 übersprungen" in response.text
     )
     assert not Contact.objects.exists()
+
+
+# A dry run kept for one click
+
+
+def vcard(*lines: str) -> str:
+    return "\r\n".join(["BEGIN:VCARD", "VERSION:3.0", *lines, "END:VCARD", ""])
+
+
+def mixed_file() -> SimpleUploadedFile:
+    """Return a file of new contacts (one with a value to ignore), one known to
+    the book, and an unfinished card."""
+    data = (
+        vcard("FN:Ben Neu", "TEL:+49 151 23456789")
+        + vcard("FN:Gisela Becker", "NOTE:Kommt sonntags")
+        + vcard("FN:Max Mustermann", "TEL:abc")
+        + vcard("FN:Carla Neu", "EMAIL:carla@example.org")
+        + "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Hanna Halbfertig\r\n"
+    )
+    return SimpleUploadedFile("mixed.vcf", data.encode(), content_type="text/vcard")
+
+
+@pytest.fixture
+def gisela(household):
+    return build_contact(household, "Gisela Becker", relation="Großmutter")
+
+
+def dry_run(client: Client) -> tuple[str, str]:
+    """Post a dry run of the mixed file; return the page and its confirm token."""
+    response = client.post(IMPORT_URL, {"file": mixed_file(), "dry_run": "on"})
+    assert response.status_code == 200
+    return response.text, confirm_token(response.text)
+
+
+def confirm_token(page: str) -> str:
+    """Return the token of the page's "import now" form."""
+    return page.split('name="upload" value="')[1].split('"')[0]
+
+
+def section(page: str, heading: str) -> list[str]:
+    """Return the list items under a heading of the dry run's page."""
+    part = page.split(f"<h2>{heading}</h2>")[1].split("</ul>")[0]
+    return [item.split("</li>")[0] for item in part.split("<li>")[1:]]
+
+
+def test_dry_run_lists_the_names_it_would_create_update_and_skip(anna, gisela):
+    page, token = dry_run(anna)
+
+    assert section(page, "Neue Kontakte") == ["Ben Neu", "Max Mustermann", "Carla Neu"]
+    assert section(page, "Aktualisierte Kontakte") == ["Gisela Becker"]
+    assert section(page, "Übersprungene Karten") == [
+        "Karte 5 (Hanna Halbfertig): kein END:VCARD am Ende der Datei"
+    ]
+    assert section(page, "Ignorierte Werte") == [
+        "Karte 3 (Max Mustermann): TEL &#x27;abc&#x27; ignoriert: "
+        "keine Telefonnummer für die Region DE"
+    ]
+    assert 'value="Jetzt importieren"' in page
+    assert "30 Minuten" in page
+    assert token
+    assert list(Contact.objects.values_list("display_name", flat=True)) == [
+        "Gisela Becker"
+    ]
+
+
+def test_import_now_imports_exactly_what_the_dry_run_listed(anna, household, gisela):
+    _, token = dry_run(anna)
+
+    response = anna.post(IMPORT_URL, {"upload": token}, follow=True)
+
+    assert response.redirect_chain == [
+        (reverse("admin:contacts_contact_changelist"), 302)
+    ]
+    assert "Neu angelegt: Ben Neu, Max Mustermann, Carla Neu" in response.text
+    assert "Aktualisiert: Gisela Becker" in response.text
+    assert sorted(
+        Contact.objects.filter(household=household).values_list(
+            "display_name", flat=True
+        )
+    ) == ["Ben Neu", "Carla Neu", "Gisela Becker", "Max Mustermann"]
+    gisela.refresh_from_db()
+    assert gisela.notes == "Kommt sonntags"
+
+
+def test_the_kept_file_imports_once(anna, household, gisela):
+    _, token = dry_run(anna)
+    anna.post(IMPORT_URL, {"upload": token})
+
+    again = anna.post(IMPORT_URL, {"upload": token}, follow=True)
+
+    assert "Dieser Probelauf ist abgelaufen" in again.text
+    assert Contact.objects.filter(display_name="Ben Neu").count() == 1
+
+
+def test_a_book_changed_since_the_dry_run_is_listed_again_not_imported(
+    anna, household, gisela
+):
+    _, token = dry_run(anna)
+    build_contact(
+        household,
+        "Carla Neu",
+        channels=[{"kind": "email", "value": "carla@example.org"}],
+    )
+
+    response = anna.post(IMPORT_URL, {"upload": token})
+
+    assert response.status_code == 200
+    assert "Das Adressbuch hat sich seit dem Probelauf geändert" in response.text
+    assert section(response.text, "Neue Kontakte") == ["Ben Neu", "Max Mustermann"]
+    assert not Contact.objects.filter(display_name="Ben Neu").exists()
+    anna.post(IMPORT_URL, {"upload": confirm_token(response.text)})
+    assert Contact.objects.filter(display_name="Ben Neu").exists()
+
+
+@pytest.mark.parametrize("how", ["foreign", "stale", "tampered"])
+def test_a_foreign_stale_or_tampered_token_is_refused(
+    anna, client, household, other_household, gisela, how
+):
+    _, token = dry_run(anna)
+    if how == "foreign":
+        build_member(other_household, "dana", role="admin")
+        client.logout()
+        assert client.login(username="dana", password=PASSWORD)
+    elif how == "stale":
+        VCardUpload.objects.update(
+            created_at=timezone.now() - KEPT_UPLOAD_LIFETIME - timedelta(seconds=1)
+        )
+    else:
+        token = token[:-1] + ("A" if token[-1] != "A" else "B")
+
+    response = client.post(IMPORT_URL, {"upload": token}, follow=True)
+
+    assert response.redirect_chain == [(IMPORT_URL, 302)]
+    assert (
+        "This dry run has expired" in response.text
+        or "Dieser Probelauf ist abgelaufen" in response.text
+    )
+    assert not Contact.objects.exclude(pk=gisela.pk).exists()
 
 
 def test_skipped_cards_are_listed_with_number_and_name(anna):

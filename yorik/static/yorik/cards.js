@@ -13,19 +13,34 @@ for (const form of document.querySelectorAll("form[data-pick-form]")) {
 
 // Filter a card's rows as the person types. The form still works without
 // this script: submitted, it asks the server for the same search (?q=).
-// Rows carry their folded text in data-search; the query is folded alike
-// (people_search.engine.text.fold_name) and every term must appear in it.
-const SPELLINGS = { "ß": "ss", "ẞ": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d" };
+// Rows carry their folded text in data-search; the query is folded alike,
+// in step with people_search.engine.text.fold_name (its letter spellings
+// first, then marks, case and German umlaut spellings), and every term must
+// appear in it.
+const SPELLINGS = [
+  [/[ßẞ]/g, "ss"],
+  [/[æÆ]/g, "ae"],
+  [/[œŒ]/g, "oe"],
+  [/[øØ]/g, "o"],
+  [/[łŁ]/g, "l"],
+  [/[đĐð]/g, "d"],
+  [/þ/g, "th"],
+  [/ı/g, "i"],
+  [/[\u2018\u2019`\u00b4]/g, "'"],
+];
 
 function fold(text) {
-  return text
-    .toLowerCase()
-    .replace(/[ßẞæœøłđ]/g, (letter) => SPELLINGS[letter])
+  let folded = text;
+  for (const [letters, spelling] of SPELLINGS) {
+    folded = folded.replace(letters, spelling);
+  }
+  return folded
     .normalize("NFKD")
     .replace(/\p{M}/gu, "")
-    .replace(/ae/g, "a")
-    .replace(/oe/g, "o")
-    .replace(/ue/g, "u");
+    .toLowerCase()
+    .replaceAll("ae", "a")
+    .replaceAll("oe", "o")
+    .replaceAll("ue", "u");
 }
 
 for (const search of document.querySelectorAll("form[data-card-search]")) {
@@ -34,7 +49,7 @@ for (const search of document.querySelectorAll("form[data-card-search]")) {
   const empty = document.querySelector("[data-search-empty]");
   const rows = [...document.querySelectorAll("li.row[data-search]")];
   const filter = () => {
-    const terms = fold(input.value).split(/[\s,]+/).filter(Boolean);
+    const terms = input.value.split(/[\s,]+/).map(fold).filter(Boolean);
     let shown = 0;
     for (const row of rows) {
       const matches = terms.every((term) => row.dataset.search.includes(term));
@@ -49,8 +64,9 @@ for (const search of document.querySelectorAll("form[data-card-search]")) {
       const section = document.getElementById(letter.dataset.letter)?.closest("[data-row-group]");
       letter.hidden = Boolean(section?.hidden);
     }
-    if (empty) empty.hidden = shown > 0 || rows.length === 0;
-    status.textContent = terms.length ? `${search.dataset.shownText} ${shown}` : "";
+    // A card whose server search left no rows keeps saying so.
+    if (empty && rows.length) empty.hidden = shown > 0;
+    if (status) status.textContent = terms.length ? `${search.dataset.shownText} ${shown}` : "";
   };
   input.addEventListener("input", filter);
 }
