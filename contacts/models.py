@@ -648,7 +648,7 @@ class DismissedDuplicate(HouseholdRow):
         return f"{self.first_id} ≠ {self.second_id}"
 
 
-class VCardUpload(models.Model):
+class VCardUpload(HouseholdRow):
     """A vCard file an admin ran a dry run of, kept for one click to import it.
 
     `changes` is what the dry run listed (ImportSummary.changes): the import

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("people_search", "0011_household_foreign_keys"),
-        ("contacts", "0017_household_keys"),
+        ("contacts", "0018_household_keys"),
     ]
 
     operations = [

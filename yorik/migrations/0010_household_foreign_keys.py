@@ -8,7 +8,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contacts', '0016_household_foreign_keys'),
+        ('contacts', '0017_household_foreign_keys'),
         ('yorik', '0009_card_answers'),
     ]
 

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ("yorik", "0010_household_foreign_keys"),
-        ("contacts", "0017_household_keys"),
+        ("contacts", "0018_household_keys"),
     ]
 
     operations = [

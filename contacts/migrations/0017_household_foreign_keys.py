@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('contacts', '0015_alter_carddavaccount_address_book_url_and_more'),
+        ('contacts', '0016_vcard_upload'),
         ('household', '0013_event_attendees_and_household_foreign_keys'),
     ]
 

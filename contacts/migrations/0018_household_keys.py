@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     foreign keys between them, so that Citus can distribute them."""
 
     dependencies = [
-        ("contacts", "0016_household_foreign_keys"),
+        ("contacts", "0017_household_foreign_keys"),
         ("yorik", "0010_household_foreign_keys"),
         ("people_search", "0011_household_foreign_keys"),
     ]
@@ -24,4 +24,5 @@ class Migration(migrations.Migration):
         HouseholdKeys("CardDavCard"),
         HouseholdKeys("ContactMerge"),
         HouseholdKeys("DismissedDuplicate"),
+        HouseholdKeys("VCardUpload"),
     ]
