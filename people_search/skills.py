@@ -212,9 +212,12 @@ two-call ranking flow (defer_card=true, then ranked_picks=[…]) and aim for 10 
     output_serializer=FindPersonOutput,
     cost=(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
-        "when nobody matches by name, 1 similar-name lookup (2 SELECTs) and 1 "
-        "more SELECT per source it found candidates in; and one count of the "
-        "household's rows every 5 minutes"
+        "when nobody matches by name, 1 similar-name lookup (2 SELECTs, and 1 of "
+        "the managed children when household people are searched) and 1 "
+        "more SELECT per source it found candidates in; when the best rows only "
+        "start with a term, 1 SELECT of the names heard alike and, if there are "
+        "any, 1 more per source; and one count of the household's rows every 5 "
+        "minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects=(

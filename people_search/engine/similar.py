@@ -18,17 +18,16 @@ which embeds the query's words first.
 """
 
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import jellyfish
 
-from people_search.engine.query import Query
+from people_search.engine.query import Query, Term
 from people_search.engine.sql import Statement
-from people_search.engine.text import fold_words
+from people_search.engine.text import fold_words, sound_key
 
 # Cosine similarity that makes a household word worth fetching for a query
 # word: low, since the whole name decides (tuned in bench/names.py).
@@ -320,32 +319,6 @@ _FEW_ROWS = 3
 # Spellings that sound alike agree once respelled, but less than written alike.
 _SOUND_DISCOUNT = 0.95
 _DIGIT_LETTERS = str.maketrans("0134578", "oleastb")
-# German and English spellings of one sound, in the order they are respelled:
-# y and j as i before ie and ei are read, doubled letters collapsed last.
-_SOUNDS = [
-    (re.compile(pattern), spelling)
-    for pattern, spelling in [
-        (r"y", "i"),
-        (r"j", "i"),
-        (r"sch", "sh"),
-        (r"ph", "f"),
-        (r"ck", "k"),
-        (r"ch", "k"),
-        (r"qu", "kw"),
-        (r"x", "ks"),
-        (r"c", "k"),
-        (r"(?<=[^aeiou])h|h(?=[^aeiou]|$)", ""),
-        (r"dt", "t"),
-        (r"d$", "t"),
-        (r"tz", "s"),
-        (r"z", "s"),
-        (r"v", "w"),
-        (r"ie", "i"),
-        (r"ei", "ai"),
-        (r"ou|oo", "u"),
-        (r"(.)\1+", r"\1"),
-    ]
-]
 _PRINTED = [("rn", "m"), ("cl", "d"), ("vv", "w")]
 
 
@@ -739,16 +712,69 @@ def _edit_similarity(first: str, second: str) -> float:
 
 
 @lru_cache(maxsize=4096)
-def sound_key(word: str) -> str:
-    """Return the word respelled as it sounds: Meier, Mayer -> "maier"."""
-    for pattern, spelling in _SOUNDS:
-        word = pattern.sub(spelling, word)
-    return word
-
-
-@lru_cache(maxsize=4096)
 def _printed(word: str) -> str:
     """Return the word with letter pairs OCR merges read as one: "rn" -> "m"."""
     for pair, letter in _PRINTED:
         word = word.replace(pair, letter)
     return word
+
+
+# -- Words heard as a query's, spelled otherwise --------------------------------
+
+# The household's name words trigram-like a query word (the connection's
+# pg_trgm.similarity_threshold, TRIGRAM_FLOOR): every respelling of a word of
+# three letters or more keeps enough of its trigrams ("catrin" for "katrin").
+_HEARD_WORDS = """
+    SELECT query_word.word, name_word.word
+    FROM unnest(%(words)s::text[]) AS query_word(word)
+    JOIN people_search_nameword AS name_word
+        ON name_word.household_id = %(household)s::bigint
+        AND name_word.word %% query_word.word
+"""
+# Shorter words are typed in part ("an" for Anna), not heard.
+_HEARD_LENGTH = 3
+
+
+def heard_terms(query: Query) -> list[str]:
+    """Return the query's words that may be heard as another spelling: each
+    term of one word of letters, three or more."""
+    return [word for term in query.terms if (word := _one_word(term)) is not None]
+
+
+def _one_word(term: Term) -> str | None:
+    if len(term.words) != 1:
+        return None
+    word = term.words[0]
+    return word if word.isalpha() and len(word) >= _HEARD_LENGTH else None
+
+
+def heard_words_statement(*, household_id: int, words: Sequence[str]) -> Statement:
+    """Return the statement that finds the household's name words near these."""
+    return Statement(_HEARD_WORDS, {"household": household_id, "words": list(words)})
+
+
+def with_sounds(query: Query, near: Sequence[tuple[str, str]]) -> Query | None:
+    """Return the query whose terms carry the near words heard as them, or
+    None when no term has one.
+
+    A word is heard as a term when both sound the same (`sound_key`: Catrin
+    for Katrin), the word does not start with the term (text search finds it
+    as it is) and is none of its nicknames (found as one, at the same tier:
+    Thomas for Tomas, Stefan for Stephan).
+    """
+    heard: dict[str, set[str]] = {}
+    for query_word, word in near:
+        if not word.startswith(query_word) and sound_key(word) == sound_key(query_word):
+            heard.setdefault(query_word, set()).add(word)
+    terms = [
+        replace(
+            term,
+            sounds=tuple(
+                sorted(heard.get(_one_word(term) or "", set()) - set(term.nicknames))
+            ),
+        )
+        for term in query.terms
+    ]
+    if not any(term.sounds for term in terms):
+        return None
+    return replace(query, terms=tuple(terms))

@@ -4,6 +4,7 @@ import itertools
 
 import pytest
 
+from people_search.engine.query import parse_query
 from people_search.engine.similar import (
     SCORE_FLOOR,
     SimilarName,
@@ -13,6 +14,7 @@ from people_search.engine.similar import (
     query_words,
     sound_key,
     surname_words,
+    with_sounds,
     word_scores,
     word_similarity,
 )
@@ -306,3 +308,21 @@ def test_a_near_word_unlike_every_query_word_reaches_no_row():
     scores = word_scores(["stephens"], [(1, "stevens"), (2, "stahl")])
 
     assert scores.ids == [1]
+
+
+def test_words_heard_as_a_term_but_spelled_otherwise_join_the_term():
+    query = parse_query("Katrin Vogel", region="DE")
+
+    heard = with_sounds(
+        query,
+        [("katrin", "catrin"), ("katrin", "katrina"), ("katrin", "karin")],
+    )
+
+    assert [term.sounds for term in heard.terms] == [("catrin",), ()]
+
+
+def test_no_word_heard_as_a_term_leaves_the_query_as_it_is():
+    query = parse_query("Tomas", region="DE")
+
+    # Thomas is a nickname of Tomas: text search finds it as one.
+    assert with_sounds(query, [("tomas", "thomas"), ("tomas", "tomasz")]) is None
