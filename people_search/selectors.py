@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import F, Model
+from django.db.models import F, Model, Q
 
 from contacts.models import DEFAULT_CONTACT_STATUSES, Contact, normalize_channel_value
 from contacts.selectors import (
@@ -31,6 +31,7 @@ from people_search.engine.matching import (
     strongest_rows,
 )
 from people_search.engine.query import Query, parse_query
+from people_search.engine.similar import lane_name, query_words
 from people_search.engine.sql import Statement, sql
 from people_search.engine.statements import Table, first_matches, grouped_matches
 from people_search.index.models import Subject
@@ -334,7 +335,9 @@ def find_person_rows(
             household_id=household.pk,
             query=parsed,
             subjects=subjects,
-            unembedded=_child_names(household, role=role) if people else None,
+            unembedded=_child_names(household, query=parsed, role=role)
+            if people
+            else None,
         )
         members, similar_contacts = (
             similar.get(Subject.MEMBER),
@@ -366,17 +369,27 @@ def find_person_rows(
 
 
 def _child_names(
-    household: Household, *, role: str | None
+    household: Household, *, query: Query, role: str | None
 ) -> dict[tuple[str, int], str]:
     """Return the names of the household's live managed children by
     membership, as the similar-name lane's unembedded rows (none when `role`
-    asks for another role)."""
-    if role not in (None, Role.CHILD):
+    asks for another role).
+
+    Only names with a word starting as each word of the query does are
+    read: a typo seldom hits the first letter, and scoring every child of a
+    large household would cost more than the lane itself.
+    """
+    name = lane_name(query)
+    initials = sorted({word[0] for word in query_words(name or "")})
+    if role not in (None, Role.CHILD) or not initials:
         return {}
+    starts = Q()
+    for initial in initials:
+        starts &= Q(profile__match_text__contains=f" {initial}")
     return {
         (Subject.MEMBER, pk): " ".join(filter(None, (first, last)))
         for pk, first, last in Membership.objects.live(household=household)
-        .filter(role=Role.CHILD)
+        .filter(starts, role=Role.CHILD)
         .values_list("pk", "profile__first_name", "profile__last_name")
     }
 
