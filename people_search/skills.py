@@ -411,8 +411,9 @@ for members and leads only people_search.""",
     output_serializer=SearchAnythingOutput,
     cost=(
         "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
-        "when no contact matches by name, and one count of the household's rows "
-        "and name words every 5 minutes"
+        "when no contact matches by name, 2 at most (names heard alike, and a "
+        "SELECT if there are any) when the best contacts only start with a term, "
+        "and one count of the household's rows and name words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects="none — read only",

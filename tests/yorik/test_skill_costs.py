@@ -191,6 +191,21 @@ def test_search_anything(caller, book, query):
     )
 
 
+def test_search_anything_adds_names_heard_alike_past_whole_words(
+    caller, book, household
+):
+    build_contact(household, "Katrina Berg")
+    build_contact(household, "Catrin Vogel")
+    selects(caller, "search_anything", {"query": "Katrin"})
+
+    # Members and leads by people search (at most 4), contacts, names heard
+    # alike, and contacts again with them.
+    assert selects(caller, "search_anything", {"query": "Katrin"}) <= 7
+    assert "2 at most (names heard alike, and a SELECT if there are any)" in cost(
+        "search_anything"
+    )
+
+
 @pytest.mark.parametrize(
     ("skill", "inputs"),
     [
