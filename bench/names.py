@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/names.py [--roster 5000] [--queries 400] [--seed 7]
                                     [--scale 50000 100000] [--reps 200]
+                                    [--orders 5000 50000]
 
 Builds a census-style roster of leads (German, English, Israeli and other
 names, some with a middle name, a long tail of rare surnames) and asks for
@@ -14,7 +15,9 @@ rows returned, for the similar-name lane (`find_similar_names`) beside a
 pg_trgm baseline: `similarity(folded full name, folded query)` over all rows
 above a threshold, best 8. It then times the lane at the roster's size and in
 households of `--scale` leads (kept for the next run; `--scale` alone skips
-them).
+them). Last, for each size of `--orders` (the roster's by default; `--orders`
+alone skips it), it imports the same roster a second time in another order and
+asks both households every query: the answers, as names, must be the same.
 Results: bench/results/names.{md,json}.
 """
 
@@ -51,7 +54,10 @@ from household.search_columns import person_columns  # noqa: E402
 from household.services import index_lead_names  # noqa: E402
 from people_search.engine.text import fold_name, search_document  # noqa: E402
 from people_search.index.models import NameWord  # noqa: E402
-from people_search.index.similar import find_similar_names  # noqa: E402
+from people_search.index.similar import (  # noqa: E402
+    EXACT_SCAN_BELOW,
+    find_similar_names,
+)
 
 SHOWN = 8
 BASELINE_THRESHOLDS = [0.3, 0.4, 0.5]
@@ -135,13 +141,20 @@ class Roster:
         return Person(self.first_name(first_origin), self.last_name(origin))
 
 
-def roster_name(*, rows: int, seed: int) -> str:
-    return f"Bench names: {rows} leads, seed {seed}"
+def roster_name(*, rows: int, seed: int, order: int | None = None) -> str:
+    name = f"Bench names: {rows} leads, seed {seed}"
+    return name if order is None else f"{name}, written in order {order}"
 
 
-def build_household(slug: str, *, rows: int, seed: int) -> dict[int, Person]:
-    """Return the household's leads, generating the household unless it exists."""
-    name = roster_name(rows=rows, seed=seed)
+def build_household(
+    slug: str, *, rows: int, seed: int, order: int | None = None
+) -> dict[int, Person]:
+    """Return the household's leads, generating the household unless it exists.
+
+    With `order`, the same roster is written shuffled by that seed, so its
+    rows, name words and index are written in another order.
+    """
+    name = roster_name(rows=rows, seed=seed, order=order)
     household = Household.objects.filter(slug=slug, name=name).first()
     if household is None:
         delete_household(slug)
@@ -149,8 +162,11 @@ def build_household(slug: str, *, rows: int, seed: int) -> dict[int, Person]:
             slug=slug, name=name, default_region="DE", language="de"
         )
         roster = Roster(random.Random(seed), held_out=True)
+        everyone = [roster.person() for _ in range(rows)]
+        if order is not None:
+            random.Random(order).shuffle(everyone)
         for start in range(0, rows, BATCH):
-            people = [roster.person() for _ in range(min(BATCH, rows - start))]
+            people = everyone[start : start + BATCH]
             leads = Lead.objects.bulk_create(
                 Lead(
                     household=household,
@@ -495,6 +511,52 @@ def scale_timings(*, rows: int, seed: int, reps: int) -> dict[str, object]:
     return timing_row(household.pk, leads=len(people), timings=timings)
 
 
+def order_comparison(
+    slug: str, *, rows: int, seed: int, per_kind: int
+) -> dict[str, object]:
+    """Ask every query of two imports of one roster, written in two orders.
+
+    Answers are compared as the names they list: two people of one name are
+    one answer, and the surfaces list similar names by name. Recall counts a
+    query found when its person's name is among the names returned, in both
+    households alike.
+    """
+    people = build_household(slug, rows=rows, seed=seed)
+    shuffled = build_household(f"{slug}-shuffled", rows=rows, seed=seed, order=seed)
+    households = [Household.objects.get(slug=s) for s in (slug, f"{slug}-shuffled")]
+    cases = build_cases(people, per_kind=per_kind, rng=random.Random(seed))
+    identical = 0
+    found = {household.pk: defaultdict(int) for household in households}
+    for case in cases:
+        answers = [
+            sorted(rows_of[pk].name for pk in lane(household.pk, case.query))
+            for household, rows_of in zip(households, (people, shuffled), strict=True)
+        ]
+        identical += answers[0] == answers[1]
+        if case.wanted is not None:
+            for household, answer in zip(households, answers, strict=True):
+                found[household.pk][case.kind] += people[case.wanted].name in answer
+    words = [
+        NameWord.objects.filter(household=household).count() for household in households
+    ]
+
+    def recall(household: Household, kinds: Sequence[str]) -> float:
+        hits = sum(found[household.pk][kind] for kind in kinds)
+        return round(hits / (per_kind * len(kinds)), 3)
+
+    return {
+        "household": f"{len(people):,} leads",
+        "distinct words": f"{words[0]:,}",
+        "near words by": "exact scan" if words[0] < EXACT_SCAN_BELOW else "HNSW index",
+        "queries": len(cases),
+        "identical answers": identical,
+        "typos, as written": recall(households[0], TYPO_KINDS),
+        "typos, shuffled": recall(households[1], TYPO_KINDS),
+        "all variants, as written": recall(households[0], KINDS[:-1]),
+        "all variants, shuffled": recall(households[1], KINDS[:-1]),
+    }
+
+
 def timing_row(
     household_id: int, *, leads: int, timings: dict[str, Timing]
 ) -> dict[str, object]:
@@ -518,6 +580,14 @@ def main() -> None:
         "--scale", type=int, nargs="*", default=[50_000], help="leads; none skips it"
     )
     parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument(
+        "--orders",
+        type=int,
+        nargs="*",
+        default=None,
+        help="leads of rosters imported twice in two orders (default: the "
+        "roster's); none skips it",
+    )
     parser.add_argument("--misses", type=int, default=0, help="print this many misses")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -536,7 +606,25 @@ def main() -> None:
         f"typos = keyboard, OCR, phonetic and swapped; all variants adds missing "
         f"and replaced parts."
     )
+    orders = [args.roster] if args.orders is None else args.orders
+    order_rows = [
+        order_comparison(
+            "bench-names" if size == args.roster else f"bench-names-{size // 1000}k",
+            rows=size,
+            seed=args.seed,
+            per_kind=args.queries,
+        )
+        for size in orders
+    ]
     lines = [header, "", *markdown_table(rows), "", *markdown_table(timing_rows)]
+    if order_rows:
+        lines += [
+            "",
+            "Two imports of one roster in two orders, "
+            f"{args.queries} queries of each kind:",
+            "",
+            *markdown_table(order_rows),
+        ]
     for case in misses[: args.misses]:
         lines.append(f"miss {case.kind}: {case.query!r} -> {people[case.wanted].name}")
     lines += ["", f"{time.perf_counter() - started:.0f} s"]
@@ -546,7 +634,15 @@ def main() -> None:
     results.mkdir(parents=True, exist_ok=True)
     (results / "names.md").write_text(output + "\n")
     (results / "names.json").write_text(
-        json.dumps({"summary": header, "rows": rows, "timings": timing_rows}, indent=2)
+        json.dumps(
+            {
+                "summary": header,
+                "rows": rows,
+                "timings": timing_rows,
+                "orders": order_rows,
+            },
+            indent=2,
+        )
         + "\n"
     )
 

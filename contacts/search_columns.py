@@ -36,6 +36,8 @@ def contact_columns(
     phones: Sequence[str],
     region: str,
     written_phones: Sequence[str] = (),
+    title: str = "",
+    organization: str = "",
 ) -> ContactColumns:
     """Return a contact's folded sort name, search and match text, concepts and
     phone digits.
@@ -47,7 +49,9 @@ def contact_columns(
     `region`; `phone_digits` holds their national significant digits, which a
     phone query looks for with or without its country code. `written_phones`
     are numbers kept as written (no E.164 to be had): all their digits are
-    kept, which hold what a query for such a number looks for.
+    kept, which hold what a query for such a number looks for. The job
+    `title` and `organization` are in the match text only, as evidence for
+    a query's title ("Dr. Kaya" and a Kaya whose title is "Dr. med.").
     """
     return ContactColumns(
         sort_name=fold_name(display_name),
@@ -59,6 +63,7 @@ def contact_columns(
             aliases=aliases,
             relation=relation,
             emails=emails,
+            titles=[title, organization],
         ),
         concepts=sorted(
             [

@@ -121,11 +121,11 @@ def match_contacts(
 ) -> QuerySet[Contact]:
     """Return every contact of the statuses and kind the query matches, best first.
 
-    Rows carry their `match_tier` and sort by the tier,
-    then by `sort_name`, the folded display name (so "Ärztehaus" sorts with
-    "A"). Those matching only inside a word are still here: `browse_contacts`
-    leaves them out. `channel` is a (kind, normalised value) pair answered
-    from its index.
+    Rows carry their `match_tier` and sort by the tier, whether they lack the
+    query's title (`match_untitled`), then by `sort_name`, the folded display
+    name (so "Ärztehaus" sorts with "A"). Those matching only inside a word
+    are still here: `browse_contacts` leaves them out. `channel` is a (kind,
+    normalised value) pair answered from its index.
     """
     contacts = Contact.objects.filter(
         household_id=as_bigint(household.pk), status__in=statuses
@@ -145,7 +145,7 @@ def match_contacts(
         )
     else:
         contacts = every_row(contacts)
-    return contacts.order_by("match_tier", "sort_name", "pk")
+    return contacts.order_by("match_tier", "match_untitled", "sort_name", "pk")
 
 
 def browse_contacts(

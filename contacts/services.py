@@ -52,6 +52,8 @@ def refresh_search_columns(*, household_id: int, contact_ids: Iterable[int]) -> 
             tags=contact.tags,
             emails=[c.value for c in channels if c.kind == ChannelKind.EMAIL],
             region=contact.household.default_region,
+            title=contact.title,
+            organization=contact.organization,
             **_phones(channels),
         )
         for name, value in columns.items():
@@ -274,6 +276,8 @@ def _checked(
         tags=contact.tags,
         emails=[c.value for c in channel_rows if c.kind == ChannelKind.EMAIL],
         region=household.default_region,
+        title=contact.title,
+        organization=contact.organization,
         **_phones(channel_rows),
     )
     for name, value in columns.items():

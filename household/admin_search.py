@@ -61,5 +61,7 @@ class EngineSearchAdmin:
             return queryset.filter(Q(pk__in=found.values("pk")) | also), False
         # Strongest match first, until the admin sorts by a column.
         if ORDER_VAR not in request.GET:
-            found = found.order_by("match_tier", self.match_sort_name, "-pk")
+            found = found.order_by(
+                "match_tier", "match_untitled", self.match_sort_name, "-pk"
+            )
         return found, False

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import F, Model
+from django.db.models import F, Model, Q
 
 from contacts.models import DEFAULT_CONTACT_STATUSES, Contact, normalize_channel_value
 from contacts.selectors import (
@@ -15,7 +15,7 @@ from contacts.selectors import (
     contact_details,
     contact_filters,
 )
-from household.models import Household, Lead, LeadAccess, Membership
+from household.models import Household, Lead, LeadAccess, Membership, Role
 from household.selectors import (
     LEADS,
     MEMBERS,
@@ -31,10 +31,15 @@ from people_search.engine.matching import (
     strongest_rows,
 )
 from people_search.engine.query import Query, parse_query
+from people_search.engine.similar import lane_name, query_words
 from people_search.engine.sql import Statement, sql
 from people_search.engine.statements import Table, first_matches, grouped_matches
 from people_search.index.models import Subject
-from people_search.index.similar import find_similar_names, similar_name_ids
+from people_search.index.similar import (
+    find_similar_names,
+    similar_name_ids,
+    with_heard_words,
+)
 from people_search.personal_words import learned_rows, learned_statement
 from yorik.sizes import one_plan_fits
 
@@ -56,9 +61,11 @@ def _rows(statement: Statement) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Match:
-    """A matching row with what orders it: its tier, then its folded name."""
+    """A matching row with what orders it: its tier, whether it lacks the
+    query's title, then its folded name."""
 
     tier: int
+    untitled: int
     sort_name: str
     row: dict[str, Any]
 
@@ -68,14 +75,23 @@ class Found:
     """The first matches of one source, how many matched, and the best of them.
 
     `best_tier` is the strongest tier among all the source's matches (None
-    when nothing matched) and `best_count` how many of the first matches share
-    it: 2 or more when several do.
+    when nothing matched), `best_untitled` whether its first row lacks the
+    query's title, and `best_count` how many of the first matches share both:
+    2 or more when several do.
     """
 
     matches: list[Match]
     count: int
     best_tier: int | None = None
+    best_untitled: int = 0
     best_count: int = 0
+
+    @property
+    def best(self) -> tuple[int, int] | None:
+        """Return what orders the source's best rows: tier, then title."""
+        if self.best_tier is None:
+            return None
+        return (self.best_tier, self.best_untitled)
 
 
 def _found(
@@ -112,10 +128,15 @@ def _found(
     if not values:
         return Found(matches=[], count=0)
     first_value = values[0]
+
+    def best(value: dict[str, Any]) -> tuple[int, int]:
+        return (value["match_tier"], value["match_untitled"])
+
     return Found(
         matches=[
             Match(
                 tier=value["match_tier"],
+                untitled=value["match_untitled"],
                 sort_name=value["sort_key"],
                 row=to_row(value),
             )
@@ -125,9 +146,8 @@ def _found(
             total=first_value["match_total"], strong=first_value["match_strong"]
         ),
         best_tier=first_value["match_tier"],
-        best_count=sum(
-            value["match_tier"] == first_value["match_tier"] for value in values
-        ),
+        best_untitled=first_value["match_untitled"],
+        best_count=sum(best(value) == best(first_value) for value in values),
     )
 
 
@@ -141,24 +161,29 @@ class Merged:
 
 
 def merge_found(founds: Sequence[Found], *, limit: int) -> Merged:
-    """Return the best rows of several sources, ordered by tier, then by name.
+    """Return the best rows of several sources, ordered by tier, title, then name.
 
     A source whose matches all sit inside words gives way to a source with
     stronger ones, as inside one source. The answer is ambiguous when more
-    than one row shares the best tier.
+    than one row shares the best tier (and title, when the query has one).
     """
-    best = min((f.best_tier for f in founds if f.best_tier is not None), default=None)
-    if best is not None and best < Tier.INSIDE:
+    best = _best(founds)
+    if best is not None and best[0] < Tier.INSIDE:
         founds = [found for found in founds if found.best_tier != Tier.INSIDE]
     matches = sorted(
         (match for found in founds for match in found.matches),
-        key=lambda match: (match.tier, match.sort_name),
+        key=lambda match: (match.tier, match.untitled, match.sort_name),
     )
     return Merged(
         rows=[match.row for match in matches[:limit]],
         count=sum(found.count for found in founds),
-        ambiguous=sum(f.best_count for f in founds if f.best_tier == best) > 1,
+        ambiguous=sum(f.best_count for f in founds if f.best == best) > 1,
     )
+
+
+def _best(founds: Sequence[Found]) -> tuple[int, int] | None:
+    """Return what orders the best rows of several sources."""
+    return min((f.best for f in founds if f.best is not None), default=None)
 
 
 def find_contacts(
@@ -258,8 +283,12 @@ def find_person_rows(
     The rows the speaker's own words name come first (`find_learned`); then
     rows of every source, ordered by how strongly they match, then by name.
     One SELECT per source searched; when nobody matches by name, the
-    similar-name lane looks for typos and each source it found candidates in
-    is read once more. A channel value that cannot be read raises a
+    similar-name lane looks for typos (managed children, whose names are
+    never embedded, scored beside its rows) and each source it found
+    candidates in is read once more. When the rows found only start with a
+    term ("Katrina" for "Katrin"), the household's names heard as it but
+    spelled otherwise ("Catrin") are looked up, and the sources read once
+    more with them. A channel value that cannot be read raises a
     ValidationError naming `channel_value`.
     """
     parsed = parse_query(query, region=household.default_region) if query else None
@@ -280,13 +309,17 @@ def find_person_rows(
         source == "auto" and (parsed is not None or not channel)
     )
 
-    def lookup(members: Collection[int] | None, contacts: Collection[int] | None):
+    def lookup(
+        members: Collection[int] | None,
+        contacts: Collection[int] | None,
+        query: Query | None = parsed,
+    ):
         """Search the sources given ids for (None: skip it), one SELECT each."""
         household_found = contacts_found = None
         if members is not None:
             household_found = find_household_people(
                 household=household,
-                query=parsed,
+                query=query,
                 role=role,
                 limit=limit,
                 similar_ids=members,
@@ -294,7 +327,7 @@ def find_person_rows(
         if contacts is not None:
             contacts_found = find_contacts(
                 household=household,
-                query=parsed,
+                query=query,
                 kind=kind,
                 statuses=statuses,
                 channel=channel,
@@ -332,7 +365,12 @@ def find_person_rows(
             if searched
         ]
         similar = similar_name_ids(
-            household_id=household.pk, query=parsed, subjects=subjects
+            household_id=household.pk,
+            query=parsed,
+            subjects=subjects,
+            unembedded=_child_names(household, query=parsed, role=role)
+            if people
+            else None,
         )
         members, similar_contacts = (
             similar.get(Subject.MEMBER),
@@ -342,11 +380,18 @@ def find_person_rows(
             household_found, contacts = lookup(
                 members or None, similar_contacts or None
             )
+    elif parsed and not channel and not learned:
+        best = _best([f for f in (household_found, contacts) if f is not None])
+        if best is not None and best[0] > Tier.WORD:
+            heard = with_heard_words(household_id=household.pk, query=parsed)
+            if heard is not None:
+                household_found, contacts = lookup(
+                    () if people else None, () if contacts_too else None, heard
+                )
     found = [f for f in (household_found, contacts) if f is not None]
     merged = merge_found(found, limit=limit)
     contact_ids = []
-    best = min((f.best_tier for f in found if f.best_tier is not None), default=None)
-    if contacts and contacts.best_tier == best and contacts.best_count > 1:
+    if contacts and contacts.best == _best(found) and contacts.best_count > 1:
         contact_ids = [row["id"] for row in merged.rows if row["source"] == "contacts"]
     return learned_first(
         learned,
@@ -420,6 +465,32 @@ def learned_first(
         ambiguous=len(learned) > 1,
         contact_ids=learned_contacts if len(learned_contacts) > 1 else [],
     )
+
+
+def _child_names(
+    household: Household, *, query: Query, role: str | None
+) -> dict[tuple[str, int], str]:
+    """Return the names of the household's live managed children by
+    membership, as the similar-name lane's unembedded rows (none when `role`
+    asks for another role).
+
+    Only names with a word starting as each word of the query does are
+    read: a typo seldom hits the first letter, and scoring every child of a
+    large household would cost more than the lane itself.
+    """
+    name = lane_name(query)
+    initials = sorted({word[0] for word in query_words(name or "")})
+    if role not in (None, Role.CHILD) or not initials:
+        return {}
+    starts = Q()
+    for initial in initials:
+        starts &= Q(profile__match_text__contains=f" {initial}")
+    return {
+        (Subject.MEMBER, pk): " ".join(filter(None, (first, last)))
+        for pk, first, last in Membership.objects.live(household=household)
+        .filter(starts, role=Role.CHILD)
+        .values_list("pk", "profile__first_name", "profile__last_name")
+    }
 
 
 def find_household_people(

@@ -222,9 +222,12 @@ learned the answer is not ambiguous, and the other candidates follow it.""",
     cost=(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
         "1 more when the caller taught Yorik words of their own; "
-        "when nobody matches by name, 1 similar-name lookup (2 SELECTs) and 1 "
-        "more SELECT per source it found candidates in; and one count of the "
-        "household's rows every 5 minutes"
+        "when nobody matches by name, 1 similar-name lookup (2 SELECTs, and 1 of "
+        "the managed children when household people are searched) and 1 "
+        "more SELECT per source it found candidates in; when the best rows only "
+        "start with a term, 1 SELECT of the names heard alike and, if there are "
+        "any, 1 more per source; and one count of the household's rows every 5 "
+        "minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects=(
@@ -420,8 +423,9 @@ for members and leads only people_search.""",
     output_serializer=SearchAnythingOutput,
     cost=(
         "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
-        "when no contact matches by name, and one count of the household's rows "
-        "and name words every 5 minutes"
+        "when no contact matches by name, 2 at most (names heard alike, and a "
+        "SELECT if there are any) when the best contacts only start with a term, "
+        "and one count of the household's rows and name words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects="none — read only",

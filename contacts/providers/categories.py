@@ -9,14 +9,19 @@ agree on what a "Zahnarzt" is.
 
 A contact's writes file it under its categories in its concepts (beside the
 "relation:<id>" the engine derives): "business:<id>" when a business's name
-reveals the category, "tag:<id>" when a tag names it. One GIN index then finds
-a category's contacts, however large the address book.
+reveals the category, "tag:<id>" when a tag names it (the engine's tokens, so
+find_person's descriptors find the same contacts: "die Werkstatt"). One GIN
+index then finds a category's contacts, however large the address book.
 """
 
 from collections.abc import Iterable
 
 from contacts.models import ContactKind
-from people_search.engine.matching import relation_concept_token
+from people_search.engine.matching import (
+    business_concept_token,
+    relation_concept_token,
+    tag_concept_token,
+)
 from people_search.engine.text import fold_name, fold_words
 from people_search.engine.vocabulary import VOCABULARY, Concept
 
@@ -31,8 +36,6 @@ _FOLDED_TAGS = {
     category.id: frozenset(fold_name(tag) for tag in category.tag_spellings)
     for category in CATEGORIES
 }
-_BUSINESS_CONCEPT = "business:"
-_TAG_CONCEPT = "tag:"
 
 
 class UnknownCategory(ValueError):
@@ -78,11 +81,11 @@ def provider_tokens(*, kind: str, display_name: str, tags: Iterable[str]) -> lis
 
 def business_token(category: ProviderCategory) -> str:
     """Return the token of a business whose name reveals the category."""
-    return _BUSINESS_CONCEPT + category.id
+    return business_concept_token(category.id)
 
 
 def _tag_token(category: ProviderCategory) -> str:
-    return _TAG_CONCEPT + category.id
+    return tag_concept_token(category.id)
 
 
 def category_tokens(category: ProviderCategory) -> list[str]:

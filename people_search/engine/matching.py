@@ -9,13 +9,24 @@ A row matches when every term appears in its folded search text, names a
 concept of its relation or an alias, or is a nickname of a word of its names
 (or the query's phone digits are in its phone). How strongly, best first:
 
-1. exact: the whole query is a name or an alias;
-2. prefix: every term starts a word of a name or an alias;
-3. concept: … or names the concept of the relation or an alias ("Omi" and
+1. exact: the whole query is a name or an alias, or a one-word query starts a
+   name (a given name: "Tal" for "Tal Avidan");
+2. word: every term is a whole word of a name or an alias, or a word of a
+   name heard the same but spelled otherwise ("Catrin" for "Katrin",
+   "Stefan" for "Stephan");
+3. prefix: every term starts a word of a name or an alias;
+4. concept: … or names the concept of the relation or an alias ("Omi" and
    "grandma" for a "Großmutter");
-4. nickname: … or is a nickname or variant of a name word ("Sepp" for Josef);
-5. other: … or starts a word of the relation or an email, or the phone matches;
-6. inside: some term sits only inside a word ("oma" in "Thomas").
+5. nickname: … or is a nickname or variant of a name word ("Sepp" for Josef);
+6. other: … or starts a word of the relation or an email, names the provider
+   category a tag or a business's name files the row under ("Werkstatt" for
+   "Autohaus Brandt", or for a contact tagged "garage"), or the phone matches;
+7. inside: some term sits only inside a word ("oma" in "Thomas").
+
+So several people of one given name are ambiguous however one of them is
+stored ("Tal" alone, "Tal Avidan"). Within a tier, the rows that carry the
+query's title ("Dr." of "Dr. Kaya": in the name, the job title, or a
+relation to a doctor) come first.
 
 A match inside a word is the weakest evidence: such rows are returned only
 while no row matches at a word start, so partial typing ("homas") still finds
@@ -53,19 +64,20 @@ from typing import Any
 from people_search.engine.query import Query, Term
 from people_search.engine.sql import Statement
 from people_search.engine.text import fold_words
-from people_search.engine.vocabulary import concepts_named_by
+from people_search.engine.vocabulary import concepts_named_by, concepts_titled
 
 
 class Tier(IntEnum):
     """How strongly a row matches; lower is stronger."""
 
     EXACT = 0
-    PREFIX = 1
-    CONCEPT = 2
-    NICKNAME = 3
-    OTHER = 4
-    INSIDE = 5
-    SIMILAR = 6
+    WORD = 1
+    PREFIX = 2
+    CONCEPT = 3
+    NICKNAME = 4
+    OTHER = 5
+    INSIDE = 6
+    SIMILAR = 7
 
 
 class Reason(StrEnum):
@@ -86,13 +98,18 @@ class Reason(StrEnum):
 # The fields of a match document. Each segment is "|" then the field's
 # separator before, between and after its words: names " anna becker ",
 # aliases "~oma~gisela~", the relation "=grossmutter=", emails
-# "@anna@example@org@". Folded words are letters and digits only, so a
-# separator says which field a word is in, and every test of a tier is a
-# LIKE: "% gis" starts a word of a name, "~oma~" is a whole alias word,
-# "|~oma~|" a whole alias.
-_NAME, _ALIAS, _RELATION, _EMAIL = " ", "~", "=", "@"
+# "@anna@example@org@", job titles and organizations "^dr^med^". Folded
+# words are letters and digits only, so a separator says which field a word
+# is in, and every test of a tier is a LIKE: "% gis" starts a word of a name,
+# "~oma~" is a whole alias word, "|~oma~|" a whole alias. Job titles are
+# evidence for a query's title only, never a match of their own.
+_NAME, _ALIAS, _RELATION, _EMAIL, _TITLE = " ", "~", "=", "@", "^"
 _RELATION_CONCEPT = "relation:"
 _ALIAS_CONCEPT = "alias:"
+# A business whose name reveals a provider category, and a row a tag files
+# under one (contacts.providers.categories writes them).
+_BUSINESS_CONCEPT = "business:"
+_TAG_CONCEPT = "tag:"
 
 
 def match_document(
@@ -101,13 +118,16 @@ def match_document(
     aliases: Iterable[str] = (),
     relation: str = "",
     emails: Iterable[str] = (),
+    titles: Iterable[str] = (),
 ) -> str:
-    """Return the words of a row's names, aliases, relation and emails by field."""
+    """Return the words of a row's names, aliases, relation, emails and job
+    titles by field."""
     fields = [
         *((_NAME, text) for text in names),
         *((_ALIAS, text) for text in aliases),
         (_RELATION, relation),
         *((_EMAIL, text) for text in emails),
+        *((_TITLE, text) for text in titles),
     ]
     segments = list(
         dict.fromkeys(
@@ -128,6 +148,16 @@ def relation_concept_token(concept_id: str) -> str:
     return _RELATION_CONCEPT + concept_id
 
 
+def business_concept_token(concept_id: str) -> str:
+    """Return the token of a business whose name reveals the concept."""
+    return _BUSINESS_CONCEPT + concept_id
+
+
+def tag_concept_token(concept_id: str) -> str:
+    """Return the token of a row that a tag files under the concept."""
+    return _TAG_CONCEPT + concept_id
+
+
 def concept_tokens(*, relation: str, aliases: Iterable[str]) -> list[str]:
     """Return the concepts a row's relation and aliases name, tagged by field."""
     tokens = [relation_concept_token(c) for c in concepts_named_by(relation)]
@@ -142,6 +172,10 @@ def concept_tokens(*, relation: str, aliases: Iterable[str]) -> list[str]:
 class Place(Enum):
     """Where a term of the query may stand in a row."""
 
+    WORD_NAME = "is a whole word of a name"
+    WORD_ALIAS = "is a whole word of an alias"
+    SPELLING = "is a nickname or variant heard as a word of a name or an alias"
+    SOUND = "is heard as a whole word of a name spelled otherwise"
     NAME = "starts a word of a name"
     ALIAS = "starts a word of an alias"
     NICKNAME = "is a nickname or variant of a word of a name or an alias"
@@ -149,6 +183,8 @@ class Place(Enum):
     EMAIL = "starts a word of an email"
     RELATION_CONCEPT = "names the concept the relation names"
     ALIAS_CONCEPT = "names the concept an alias names"
+    BUSINESS_CONCEPT = "names the provider category a business's name reveals"
+    TAG_CONCEPT = "names the provider category a tag files the row under"
     INSIDE_NAME = "sits inside a word of a name"
     INSIDE_ALIAS = "sits inside a word of an alias"
     INSIDE_RELATION = "sits inside a word of the relation"
@@ -169,33 +205,48 @@ class Rule:
     some_term: frozenset[Place] = frozenset()
 
 
+_WORDS = frozenset({Place.WORD_NAME, Place.WORD_ALIAS})
 _NAMED = frozenset({Place.NAME, Place.ALIAS})
+_HEARD = _NAMED | {Place.SPELLING, Place.SOUND}
 _CONCEPTS = frozenset({Place.RELATION_CONCEPT, Place.ALIAS_CONCEPT})
-_CONCEPT_PLACES = (Place.RELATION_CONCEPT, Place.ALIAS_CONCEPT)
-_NICKNAMED = _NAMED | _CONCEPTS | {Place.NICKNAME}
+_PROVIDED = frozenset({Place.TAG_CONCEPT, Place.BUSINESS_CONCEPT})
+_CONCEPT_PLACES = tuple(place for place in Place if place in _CONCEPTS | _PROVIDED)
+_NICKNAMED = _HEARD | _CONCEPTS | {Place.NICKNAME}
 _RELATED = _NICKNAMED | {Place.RELATION}
 # The rules, strongest first: a row is of the first tier whose rules it meets
 # (Tier.INSIDE when it meets none but the last three), and matched for the
 # first reason of its tier that holds. The tier's SQL tests each place of a
 # term once: a term's tier is its strongest place's (the first rule naming
 # it), a row's the weakest of its terms', unless the whole query is a name or
-# an alias, or the phone matches.
+# an alias, or the phone matches. A whole word also starts a word, so the
+# word tier's places hold wherever the prefix tier's do.
 RULES = (
     Rule(Tier.EXACT, Reason.NAME, whole=_NAME),
     Rule(Tier.EXACT, Reason.ALIAS, whole=_ALIAS),
+    Rule(Tier.WORD, Reason.NAME, every_term=frozenset({Place.WORD_NAME})),
+    Rule(Tier.WORD, Reason.ALIAS, every_term=_WORDS),
+    Rule(Tier.WORD, Reason.NICKNAME, every_term=_WORDS | {Place.SPELLING}),
+    Rule(
+        Tier.WORD,
+        Reason.SIMILAR_NAME,
+        every_term=_WORDS | {Place.SPELLING, Place.SOUND},
+    ),
     Rule(Tier.PREFIX, Reason.NAME, every_term=frozenset({Place.NAME})),
     Rule(Tier.PREFIX, Reason.ALIAS, every_term=_NAMED),
+    Rule(Tier.PREFIX, Reason.NICKNAME, every_term=_NAMED | {Place.SPELLING}),
+    Rule(Tier.PREFIX, Reason.SIMILAR_NAME, every_term=_HEARD),
     Rule(
         Tier.CONCEPT,
         Reason.RELATION,
-        every_term=_NAMED | _CONCEPTS,
+        every_term=_HEARD | _CONCEPTS,
         some_term=frozenset({Place.RELATION_CONCEPT}),
     ),
-    Rule(Tier.CONCEPT, Reason.ALIAS, every_term=_NAMED | _CONCEPTS),
+    Rule(Tier.CONCEPT, Reason.ALIAS, every_term=_HEARD | _CONCEPTS),
     Rule(Tier.NICKNAME, Reason.NICKNAME, every_term=_NICKNAMED),
     Rule(Tier.OTHER, Reason.PHONE, phone=True),
-    Rule(Tier.OTHER, Reason.RELATION, every_term=_RELATED),
-    Rule(Tier.OTHER, Reason.EMAIL, every_term=_RELATED | {Place.EMAIL}),
+    Rule(Tier.OTHER, Reason.RELATION, every_term=_RELATED | {Place.TAG_CONCEPT}),
+    Rule(Tier.OTHER, Reason.NAME, every_term=_RELATED | _PROVIDED),
+    Rule(Tier.OTHER, Reason.EMAIL, every_term=_RELATED | _PROVIDED | {Place.EMAIL}),
     Rule(Tier.INSIDE, Reason.NAME, every_term=frozenset({Place.INSIDE_NAME})),
     Rule(
         Tier.INSIDE,
@@ -218,9 +269,12 @@ _WORD_STARTS = {
     Place.RELATION: _RELATION,
     Place.EMAIL: _EMAIL,
 }
+_WHOLE_WORDS = {Place.WORD_NAME: _NAME, Place.WORD_ALIAS: _ALIAS}
 _CONCEPT_FIELDS = {
     Place.RELATION_CONCEPT: _RELATION_CONCEPT,
     Place.ALIAS_CONCEPT: _ALIAS_CONCEPT,
+    Place.BUSINESS_CONCEPT: _BUSINESS_CONCEPT,
+    Place.TAG_CONCEPT: _TAG_CONCEPT,
 }
 _INSIDE = {
     Place.INSIDE_NAME: _NAME,
@@ -234,10 +288,16 @@ def _texts(term: Term, place: Place) -> tuple[str, ...]:
     separator = _WORD_STARTS.get(place)
     if separator is not None:
         return (separator + separator.join(term.words),)
-    if place is Place.NICKNAME:
+    separator = _WHOLE_WORDS.get(place)
+    if separator is not None:
+        return (_segment(separator, term.words),)
+    if place is Place.SOUND:
+        return tuple(_segment(_NAME, (sound,)) for sound in term.sounds)
+    nicknames = {Place.NICKNAME: term.nicknames, Place.SPELLING: term.spellings}
+    if place in nicknames:
         return tuple(
             f"{field}{nickname}{field}"
-            for nickname in term.nicknames
+            for nickname in nicknames[place]
             for field in (_NAME, _ALIAS)
         )
     return ()
@@ -261,9 +321,17 @@ def _inside(term: Term, place: Place) -> re.Pattern[str] | None:
 
 
 def _whole(query: Query, field: str) -> tuple[str, ...]:
-    """Return the segments of the field that are the whole query."""
+    """Return the segments of the field that are the whole query.
+
+    A query of one word is a whole name as much when it starts a name as
+    when it is all of it: "Tal" means Tal Avidan as much as the contact
+    stored as "Tal", while "Zoe Hans" merely has the word "Hans".
+    """
     return tuple(
-        f"|{_segment(field, phrase.split())}|" for phrase in query.exact_phrases
+        f"|{field}{words[0]}{field}"
+        if len(words := phrase.split()) == 1 and field == _NAME
+        else f"|{_segment(field, words)}|"
+        for phrase in query.exact_phrases
     )
 
 
@@ -444,6 +512,7 @@ class MatchConditions:
     where: Condition
     tier: Condition
     group: Condition
+    untitled: Condition
 
 
 def match_conditions(
@@ -469,6 +538,45 @@ def _match_conditions(query: Query, similar: tuple[int, ...]) -> MatchConditions
         where=literal | is_similar(similar) if similar else literal,
         tier=_tier(query, similar, int, literal),
         group=_tier(query, similar, lambda tier: _GROUPS.get(tier, 0), literal),
+        untitled=_untitled(query),
+    )
+
+
+def _untitled(query: Query) -> Condition:
+    """Return 0 for a row that carries one of the query's titles, else 1 (0
+    for every row of a query without one).
+
+    A row carries a title that is a word of its names or its job title
+    ("Dr. Ayşe Kaya", "Dr. med."), or that people of its relation's or an
+    alias's concept carry ("Hausärztin" for "Dr.").
+    """
+    texts = _title_texts(query)
+    tokens = _title_tokens(query)
+    if not texts and not tokens:
+        return _constant(0)
+    carries = _any(
+        [
+            _like_any(texts) if texts else _FALSE,
+            Condition("{concepts} && ") + _array(tokens, "varchar")
+            if tokens
+            else _FALSE,
+        ]
+    )
+    return _case([(carries, 0)], 1)
+
+
+def _title_texts(query: Query) -> tuple[str, ...]:
+    return tuple(
+        _segment(field, (title,)) for title in query.titles for field in (_NAME, _TITLE)
+    )
+
+
+def _title_tokens(query: Query) -> tuple[str, ...]:
+    return tuple(
+        field + concept
+        for title in query.titles
+        for concept in concepts_titled(title)
+        for field in (_RELATION_CONCEPT, _ALIAS_CONCEPT, _TAG_CONCEPT)
     )
 
 
@@ -510,8 +618,17 @@ def _found(term: Term) -> Condition:
         & _may_hold_word(nickname)
         for nickname in term.nicknames
     ]
+    sounds = [
+        _like_any((_segment(_NAME, (sound,)),)) & _may_hold_word(sound)
+        for sound in term.sounds
+    ]
     return _any(
-        [_like("search_text", term.text), _in_places(term, _CONCEPT_PLACES), *nicknames]
+        [
+            _like("search_text", term.text),
+            _in_places(term, _CONCEPT_PLACES),
+            *nicknames,
+            *sounds,
+        ]
     )
 
 
@@ -544,7 +661,7 @@ def _place_tiers() -> tuple[tuple[Tier, tuple[Place, ...]], ...]:
 
 
 _PLACE_TIERS = _place_tiers()
-_WORD_START = next(tier for tier, places in _PLACE_TIERS if Place.NAME in places)
+_WHOLE_WORD = next(tier for tier, places in _PLACE_TIERS if Place.WORD_NAME in places)
 _WHOLE_RULES = [rule for rule in RULES if rule.whole]
 _PHONE_RULE = next(rule for rule in RULES if rule.phone)
 
@@ -570,22 +687,22 @@ def _tier(
     if similar:
         rest = _case([(is_similar(similar), value(Tier.SIMILAR))], rest)
 
-    def term_tier(term: Term, at_word_start: int | Condition) -> Condition:
+    def term_tier(term: Term, as_whole_word: int | Condition) -> Condition:
         places = []
         for tier, where in _PLACE_TIERS:
             condition = _in_places(term, where)
             if condition is not _FALSE:
-                at = at_word_start if tier == _WORD_START else value(tier)
+                at = as_whole_word if tier == _WHOLE_WORD else value(tier)
                 places.append((condition, at))
         return _case(places, rest)
 
     tier = rest
     if query.terms:
-        # A name or alias that is the whole query has every term at the start
-        # of its words: the first term's word-start place tells Tier.EXACT
-        # from Tier.PREFIX, looking for the whole query in those rows alone,
-        # and the other terms' word-start places weigh nothing beside it.
-        first = others = value(_WORD_START)
+        # A name or alias that is the whole query has every term as a whole
+        # word: the first term's whole-word place tells Tier.EXACT from
+        # Tier.WORD, looking for the whole query in those rows alone, and the
+        # other terms' whole-word places weigh nothing beside it.
+        first = others = value(_WHOLE_WORD)
         whole = [text for rule in _WHOLE_RULES for text in _whole(query, rule.whole)]
         if whole:
             exact = min(rule.tier for rule in _WHOLE_RULES)

@@ -1,19 +1,20 @@
 """What a typed query asks for: its terms, their concepts and nicknames, phone digits.
 
 An assistant writes what the user said: "mein Steuerberater", "der Klempner",
-"Frau Dr. Schmidt", "my grandma". Articles, possessives, honorifics and
-titles say nothing about who is meant, so they are dropped while other terms
-remain ("Frau" alone is still searched). Each remaining term carries the
-concepts it names ("grandma" → grandmother) and the given names it is a
-nickname or variant of ("Sepp" → Josef). Words that form one concept only
-together ("tax advisor", "mother in law") become one term.
+"Frau Dr. Schmidt", "my grandma". Articles, possessives and honorifics say
+nothing about who is meant, so they are dropped while other terms remain
+("Frau" alone is still searched). Titles are dropped as terms too, but kept
+as evidence: "Dr. Kaya" prefers the Kaya who is a doctor. Each remaining
+term carries the concepts it names ("grandma" → grandmother) and the given
+names it is a nickname or variant of ("Sepp" → Josef). Words that form one
+concept only together ("tax advisor", "mother in law") become one term.
 """
 
 from dataclasses import dataclass
 
 from people_search.engine.nicknames import name_variants
 from people_search.engine.phones import phone_query_digits
-from people_search.engine.text import fold_words, search_terms
+from people_search.engine.text import fold_words, search_terms, sound_key
 from people_search.engine.vocabulary import concepts_named_by
 
 _ARTICLES = frozenset(
@@ -48,6 +49,11 @@ class Term:
     words: tuple[str, ...]
     concepts: tuple[str, ...] = ()
     nicknames: tuple[str, ...] = ()
+    # The nicknames and variants heard as the term ("stefan" for "stephan").
+    spellings: tuple[str, ...] = ()
+    # Words of the household's names heard as this term, spelled otherwise
+    # ("catrin" for "katrin"); filled in from the name index when asked.
+    sounds: tuple[str, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -63,6 +69,8 @@ class Query:
     terms: tuple[Term, ...]
     phone_digits: str | None
     typed_phrase: str = ""
+    # The titles dropped from the query ("dr" of "Dr. Kaya"), folded.
+    titles: tuple[str, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -97,11 +105,17 @@ def parse_query(text: str, *, region: str) -> Query:
         (term, words) for term in search_terms(text) if (words := fold_words(term))
     ]
     kept = _without_stop_terms(typed)
+    dropped = [words for term, words in typed if (term, words) not in kept]
     return Query(
         text=text,
         terms=tuple(_with_meaning(kept)),
         phone_digits=phone_query_digits(text, region),
         typed_phrase=" ".join(" ".join(words) for _, words in typed),
+        titles=tuple(
+            dict.fromkeys(
+                word for words in dropped for word in words if word in _TITLES
+            )
+        ),
     )
 
 
@@ -165,12 +179,18 @@ def _with_meaning(typed: list[tuple[str, tuple[str, ...]]]) -> list[Term]:
                 break
         else:
             term, words = typed[index]
+            nicknames = _nicknames(words)
             terms.append(
                 Term(
                     text=term,
                     words=words,
                     concepts=_concepts(words),
-                    nicknames=_nicknames(words),
+                    nicknames=nicknames,
+                    spellings=tuple(
+                        nickname
+                        for nickname in nicknames
+                        if sound_key(nickname) == sound_key(words[0])
+                    ),
                 )
             )
             index += 1

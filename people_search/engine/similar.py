@@ -18,17 +18,16 @@ which embeds the query's words first.
 """
 
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import jellyfish
 
-from people_search.engine.query import Query
+from people_search.engine.query import Query, Term
 from people_search.engine.sql import Statement
-from people_search.engine.text import fold_words
+from people_search.engine.text import fold_words, sound_key
 
 # Cosine similarity that makes a household word worth fetching for a query
 # word: low, since the whole name decides (tuned in bench/names.py).
@@ -73,15 +72,18 @@ _NEAR_WORDS = """
         AND name_word.word %% query_words.word
 """
 _INDEXED_ORDER = "ORDER BY embedding <=> query_words.vector"
-_EXACT_ORDER = "ORDER BY (embedding <=> query_words.vector) + 0"
+_EXACT_ORDER = "ORDER BY (embedding <=> query_words.vector) + 0, word"
 # The rows using the near words, each word with its similarity to each query
 # word as `word_similarity` has it; each query word's crowd (the rows with a
 # word _SHARED_WORD like it, as `surname_rows` counts a surname's) and weight
 # (`word_weight`); the rows ranked by the weighted sum of their best
-# similarity to each query word; and every word of the best of them. Rows
-# with every query word as written are literal matches, which text search
-# finds: one of them is kept, to tell `pick_similar` that one exists, and
-# none takes a similar name's place.
+# similarity to each query word; and every word of the best of them. The
+# best are whole groups of one score: the rows of a score that would not all
+# fit are left out with every row below them, so which rows are read never
+# depends on their ids, which follow the order the rows were written in.
+# Rows with every query word as written are literal matches, which text
+# search finds: one of them is kept, to tell `pick_similar` that one exists,
+# and none takes a similar name's place.
 _ROWS = """
     WITH word_scores AS MATERIALIZED (
         SELECT *
@@ -116,11 +118,15 @@ _ROWS = """
     candidates AS MATERIALIZED (
         (
             SELECT subject, subject_id
-            FROM reached
-            CROSS JOIN weights
-            WHERE NOT literal
-            ORDER BY {score} DESC, subject, subject_id
-            LIMIT %(candidates)s
+            FROM (
+                -- The rows scoring at least as much as each, its own included.
+                SELECT subject, subject_id, count(*) OVER (ORDER BY {score} DESC)
+                    AS reach
+                FROM reached
+                CROSS JOIN weights
+                WHERE NOT literal
+            ) AS ranked
+            WHERE reach <= %(candidates)s
         )
         UNION ALL
         (
@@ -132,12 +138,14 @@ _ROWS = """
     )
     {names}
 """
-# A query of one word scores a row by its best word alone. The rows ahead of
-# a row in its best word's uses, in the order ties are broken (the index's),
-# score at least as much, so each word's first rows hold the best rows
-# exactly: only those are read, less the literal matches (rows using the
-# query word as written), probed one by one. The crowd is counted over the
-# close words' uses alone; a row using two of them counts once.
+# A query of one word scores a row by its best word alone, so the rows of a
+# word all score alike: a word's first rows (one more than the rows scored)
+# are read, less the literal matches (rows using the query word as written),
+# probed one by one. A word whose rows were cut counts more rows than fit, so
+# its whole group of rows, and every group below, is left out as in `_ROWS`:
+# the best groups that fit whole are exactly those of every row. The crowd is
+# counted over the close words' uses alone; a row using two of them counts
+# once.
 _ROWS_OF_ONE_WORD = """
     WITH word_scores AS MATERIALIZED (
         SELECT *
@@ -185,7 +193,7 @@ _ROWS_OF_ONE_WORD = """
                     OFFSET 0
                 ))
             ORDER BY subject, subject_id
-            LIMIT %(candidates)s
+            LIMIT %(candidates)s + 1
         ) AS uses
         WHERE word_scores.id IS DISTINCT FROM %(literal_word)s::bigint
         GROUP BY 1, 2
@@ -193,9 +201,12 @@ _ROWS_OF_ONE_WORD = """
     candidates AS MATERIALIZED (
         (
             SELECT subject, subject_id
-            FROM firsts
-            ORDER BY best DESC, subject, subject_id
-            LIMIT %(candidates)s
+            FROM (
+                SELECT subject, subject_id, count(*) OVER (ORDER BY best DESC)
+                    AS reach
+                FROM firsts
+            ) AS ranked
+            WHERE reach <= %(candidates)s
         )
         UNION ALL
         (
@@ -229,7 +240,7 @@ PER_WORD = 40
 # them (not pairing words one to one, not charging a word left out), so few
 # are needed; with 200 ranked by embedding and trigrams, names.py found as
 # many (docs/performance.md, "Ranking the lane's rows by their final scores").
-_SCORED_ROWS = 50
+_SCORED_ROWS = 100
 _MAX_WORDS = 5
 
 
@@ -320,32 +331,6 @@ _FEW_ROWS = 3
 # Spellings that sound alike agree once respelled, but less than written alike.
 _SOUND_DISCOUNT = 0.95
 _DIGIT_LETTERS = str.maketrans("0134578", "oleastb")
-# German and English spellings of one sound, in the order they are respelled:
-# y and j as i before ie and ei are read, doubled letters collapsed last.
-_SOUNDS = [
-    (re.compile(pattern), spelling)
-    for pattern, spelling in [
-        (r"y", "i"),
-        (r"j", "i"),
-        (r"sch", "sh"),
-        (r"ph", "f"),
-        (r"ck", "k"),
-        (r"ch", "k"),
-        (r"qu", "kw"),
-        (r"x", "ks"),
-        (r"c", "k"),
-        (r"(?<=[^aeiou])h|h(?=[^aeiou]|$)", ""),
-        (r"dt", "t"),
-        (r"d$", "t"),
-        (r"tz", "s"),
-        (r"z", "s"),
-        (r"v", "w"),
-        (r"ie", "i"),
-        (r"ei", "ai"),
-        (r"ou|oo", "u"),
-        (r"(.)\1+", r"\1"),
-    ]
-]
 _PRINTED = [("rn", "m"), ("cl", "d"), ("vv", "w")]
 
 
@@ -518,7 +503,8 @@ def pick_similar(
     limit: int = CANDIDATES,
 ) -> list[SimilarName]:
     """Return the rows whose names score near the best one and above the floor,
-    then the few rows sharing the query's surname, best first.
+    then the few rows sharing the query's surname, best first: `limit` of
+    them, and any more rows alike the last (the same score and words).
 
     `crowds` counts, for each query word but initials, the household's rows
     with a word close to it; `surname` holds the query's surname words.
@@ -538,7 +524,22 @@ def pick_similar(
         for (subject, subject_id), words in names.items()
         if not typed <= set(words)
     ]
-    scored.sort(key=lambda candidate: (-candidate.similarity, candidate.subject_id))
+
+    def alike(candidate: SimilarName) -> tuple[float, list[str]]:
+        """Return what tells rows apart here: the score, then the words (the
+        index keeps a name's words, not their order)."""
+        words = sorted(set(names[candidate.subject, candidate.subject_id]))
+        return (-candidate.similarity, words)
+
+    # Rows of one score come by their words, then id: ids follow the order
+    # rows were written in, which an answer must not depend on.
+    scored.sort(
+        key=lambda candidate: (
+            *alike(candidate),
+            candidate.subject,
+            candidate.subject_id,
+        )
+    )
     if not scored:
         return []
     best = scored[0].similarity
@@ -551,7 +552,13 @@ def pick_similar(
         surname=surname, names=names, crowds=crowds, answered=answered
     )
     shared = [c for c in scored if (c.subject, c.subject_id) in family]
-    return list(dict.fromkeys(close + shared))[:limit]
+    picked = list(dict.fromkeys(close + shared))
+    # The rows alike the last that fits come too: the surfaces show similar
+    # names by name, so which of them are shown never depends on their ids.
+    end = limit
+    while 0 < end < len(picked) and alike(picked[end]) == alike(picked[limit - 1]):
+        end += 1
+    return picked[:end]
 
 
 def surname_rows(
@@ -739,16 +746,69 @@ def _edit_similarity(first: str, second: str) -> float:
 
 
 @lru_cache(maxsize=4096)
-def sound_key(word: str) -> str:
-    """Return the word respelled as it sounds: Meier, Mayer -> "maier"."""
-    for pattern, spelling in _SOUNDS:
-        word = pattern.sub(spelling, word)
-    return word
-
-
-@lru_cache(maxsize=4096)
 def _printed(word: str) -> str:
     """Return the word with letter pairs OCR merges read as one: "rn" -> "m"."""
     for pair, letter in _PRINTED:
         word = word.replace(pair, letter)
     return word
+
+
+# -- Words heard as a query's, spelled otherwise --------------------------------
+
+# The household's name words trigram-like a query word (the connection's
+# pg_trgm.similarity_threshold, TRIGRAM_FLOOR): every respelling of a word of
+# three letters or more keeps enough of its trigrams ("catrin" for "katrin").
+_HEARD_WORDS = """
+    SELECT query_word.word, name_word.word
+    FROM unnest(%(words)s::text[]) AS query_word(word)
+    JOIN people_search_nameword AS name_word
+        ON name_word.household_id = %(household)s::bigint
+        AND name_word.word %% query_word.word
+"""
+# Shorter words are typed in part ("an" for Anna), not heard.
+_HEARD_LENGTH = 3
+
+
+def heard_terms(query: Query) -> list[str]:
+    """Return the query's words that may be heard as another spelling: each
+    term of one word of letters, three or more."""
+    return [word for term in query.terms if (word := _one_word(term)) is not None]
+
+
+def _one_word(term: Term) -> str | None:
+    if len(term.words) != 1:
+        return None
+    word = term.words[0]
+    return word if word.isalpha() and len(word) >= _HEARD_LENGTH else None
+
+
+def heard_words_statement(*, household_id: int, words: Sequence[str]) -> Statement:
+    """Return the statement that finds the household's name words near these."""
+    return Statement(_HEARD_WORDS, {"household": household_id, "words": list(words)})
+
+
+def with_sounds(query: Query, near: Sequence[tuple[str, str]]) -> Query | None:
+    """Return the query whose terms carry the near words heard as them, or
+    None when no term has one.
+
+    A word is heard as a term when both sound the same (`sound_key`: Catrin
+    for Katrin), the word does not start with the term (text search finds it
+    as it is) and is none of its nicknames (found as one, at the same tier:
+    Thomas for Tomas, Stefan for Stephan).
+    """
+    heard: dict[str, set[str]] = {}
+    for query_word, word in near:
+        if not word.startswith(query_word) and sound_key(word) == sound_key(query_word):
+            heard.setdefault(query_word, set()).add(word)
+    terms = [
+        replace(
+            term,
+            sounds=tuple(
+                sorted(heard.get(_one_word(term) or "", set()) - set(term.nicknames))
+            ),
+        )
+        for term in query.terms
+    ]
+    if not any(term.sounds for term in terms):
+        return None
+    return replace(query, terms=tuple(terms))

@@ -120,18 +120,19 @@ _UNINDEXED = {
 }
 
 _FIRST_MATCHES = """\
-SELECT first.match_tier, first.sort_key, first.match_total, first.match_strong,
-    details.*
+SELECT first.match_tier, first.match_untitled, first.sort_key, first.match_total,
+    first.match_strong, details.*
 FROM (
     SELECT narrow.*, count(*) OVER () AS match_total,
         count(*) FILTER (WHERE narrow.match_tier < {inside}) OVER () AS match_strong
     FROM (
-        SELECT {tier} AS match_tier, {sort_name} AS sort_key, {key} AS match_key
+        SELECT {tier} AS match_tier, {untitled} AS match_untitled,
+            {sort_name} AS sort_key, {key} AS match_key
         FROM {rows}
         WHERE {of_household} AND {filters} AND {where}
         OFFSET 0
     ) AS narrow
-    ORDER BY match_tier, sort_key, match_key
+    ORDER BY match_tier, match_untitled, sort_key, match_key
     LIMIT {limit}
 ) AS first
 CROSS JOIN LATERAL (
@@ -139,7 +140,7 @@ CROSS JOIN LATERAL (
     FROM {rows}
     WHERE {key} = first.match_key AND {of_household}
 ) AS details
-ORDER BY first.match_tier, first.sort_key, first.match_key
+ORDER BY first.match_tier, first.match_untitled, first.sort_key, first.match_key
 """
 
 
@@ -165,21 +166,26 @@ def first_matches(
     more than the LIKE that finds them.
 
     Each row has the details and the evidence columns, its `match_tier`,
-    `sort_key`, `match_total` (every row the query matches) and
-    `match_strong` (those not only inside a word; all of them without a
-    query). Without a query every row matches, at Tier.EXACT. Rows among
+    `match_untitled` (0 when the row carries the query's title, or the query
+    has none; it orders the rows within a tier), `sort_key`, `match_total`
+    (every row the query matches) and `match_strong` (those not only inside a
+    word; all of them without a query). Without a query every row matches, at
+    Tier.EXACT. Rows among
     `similar_ids` (the similar-name lane's) are found too (`match_conditions`).
     """
     if query is None or query.is_empty:
         tier, where = sql(str(int(Tier.EXACT))), sql("TRUE")
+        untitled = sql("0")
     else:
         conditions = match_conditions(query, similar_ids=similar_ids)
         tier = _rendered(conditions.tier, table, scanning)
         where = _rendered(conditions.where, table, scanning)
+        untitled = _rendered(conditions.untitled, table, scanning)
     statement = compose(
         _FIRST_MATCHES,
         inside=sql(str(int(Tier.INSIDE))),
         tier=tier,
+        untitled=untitled,
         sort_name=sql(table.sort_name),
         key=sql(table.key),
         rows=sql(table.rows),

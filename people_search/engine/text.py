@@ -1,12 +1,14 @@
 """The one fold and the one word splitter every text goes through.
 
 Case, accents and German spellings compare equal once folded; words are the
-runs of letters and digits of the folded text.
+runs of letters and digits of the folded text. A folded word respelled as it
+sounds (`sound_key`) tells spellings heard the same.
 """
 
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import TypeVar
 
 _LETTER_SPELLINGS = str.maketrans(
@@ -116,3 +118,39 @@ def folded_words(folded: str) -> tuple[str, ...]:
 def name_words(name: str) -> list[str]:
     """Return the folded words of a name that are made of letters only."""
     return [word for word in fold_words(name) if word.isalpha()]
+
+
+# German and English spellings of one sound, in the order they are respelled:
+# y and j as i before ie and ei are read, doubled letters collapsed last.
+_SOUNDS = [
+    (re.compile(pattern), spelling)
+    for pattern, spelling in [
+        (r"y", "i"),
+        (r"j", "i"),
+        (r"sch", "sh"),
+        (r"ph", "f"),
+        (r"ck", "k"),
+        (r"ch", "k"),
+        (r"qu", "kw"),
+        (r"x", "ks"),
+        (r"c", "k"),
+        (r"(?<=[^aeiou])h|h(?=[^aeiou]|$)", ""),
+        (r"dt", "t"),
+        (r"d$", "t"),
+        (r"tz", "s"),
+        (r"z", "s"),
+        (r"v", "w"),
+        (r"ie", "i"),
+        (r"ei", "ai"),
+        (r"ou|oo", "u"),
+        (r"(.)\1+", r"\1"),
+    ]
+]
+
+
+@lru_cache(maxsize=4096)
+def sound_key(word: str) -> str:
+    """Return the word respelled as it sounds: Meier, Mayer -> "maier"."""
+    for pattern, spelling in _SOUNDS:
+        word = pattern.sub(spelling, word)
+    return word

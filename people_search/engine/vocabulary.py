@@ -53,6 +53,7 @@ class Concept:
     excluded: tuple[str, ...] = ()
     vetoes: tuple[str, ...] = ()
     provider: bool = False
+    titles: tuple[str, ...] = ()
     _keywords: tuple[tuple[str, ...], ...] = field(init=False, repr=False)
     _parts: tuple[str, ...] = field(init=False, repr=False)
     _whole: frozenset[str] = field(init=False, repr=False)
@@ -163,6 +164,24 @@ _BY_ID = {concept.id: concept for concept in VOCABULARY}
 def get_concept(concept_id: str) -> Concept:
     """Return the concept with the given id, or raise KeyError."""
     return _BY_ID[concept_id]
+
+
+def concepts_titled(title: str) -> tuple[str, ...]:
+    """Return the ids of the concepts whose people carry this folded title word
+    ("dr": doctor, dentist, veterinary)."""
+    return _TITLED.get(title, ())
+
+
+def _titled() -> dict[str, tuple[str, ...]]:
+    titled: dict[str, list[str]] = {}
+    for concept in VOCABULARY:
+        for title in concept.titles:
+            for word in fold_words(title):
+                titled.setdefault(word, []).append(concept.id)
+    return {word: tuple(ids) for word, ids in titled.items()}
+
+
+_TITLED = _titled()
 
 
 def concepts_named_by(text: str) -> tuple[str, ...]:

@@ -101,23 +101,27 @@ def find_matches(
     columns: MatchColumns,
     similar_ids: Collection[int] = (),
 ) -> QuerySet:
-    """Return every row the query matches, with its `match_tier`.
+    """Return every row the query matches, with its `match_tier` and
+    `match_untitled` (0 when it carries the query's title, or the query has
+    none).
 
     Rows among `similar_ids` (the similar-name lane's) are found too, as
     Tier.SIMILAR unless they match at a word start. Callers order by
-    `match_tier` and their own name column, and leave out rows that match
-    only inside a word while stronger ones exist (`without_weak_matches`).
+    `match_tier`, `match_untitled` and their own name column, and leave out
+    rows that match only inside a word while stronger ones exist
+    (`without_weak_matches`).
     """
     conditions = match_conditions(query, similar_ids=similar_ids)
     return queryset.filter(Matched(conditions.where, columns, BooleanField())).annotate(
-        match_tier=Matched(conditions.tier, columns, IntegerField())
+        match_tier=Matched(conditions.tier, columns, IntegerField()),
+        match_untitled=Matched(conditions.untitled, columns, IntegerField()),
     )
 
 
 def every_row(queryset: QuerySet) -> QuerySet:
     """Return every row as `find_matches` would without a query: all at
     Tier.EXACT."""
-    return queryset.annotate(match_tier=Value(int(Tier.EXACT)))
+    return queryset.annotate(match_tier=Value(int(Tier.EXACT)), match_untitled=Value(0))
 
 
 def without_weak_matches(queryset: QuerySet) -> QuerySet:

@@ -7,7 +7,7 @@ near them and the rows using those, which the engine scores.
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import DatabaseError, connection, transaction
@@ -21,6 +21,8 @@ from people_search.engine.similar import (
     SIMILARITY_FLOOR,
     TRIGRAM_FLOOR,
     SimilarName,
+    heard_terms,
+    heard_words_statement,
     lane_name,
     near_words_statement,
     pick_similar,
@@ -28,10 +30,12 @@ from people_search.engine.similar import (
     rows_statement,
     surname_words,
     typed_words,
+    with_sounds,
     word_scores,
 )
 from people_search.index.embeddings import EmbeddingError, embedding_provider
 from people_search.index.models import NameWord
+from people_search.index.names import embedded_words
 from yorik.sizes import household_rows
 
 logger = logging.getLogger(__name__)
@@ -43,23 +47,49 @@ logger = logging.getLogger(__name__)
 EXACT_SCAN_BELOW = 5_000
 
 
+UnembeddedNames = Mapping[tuple[str, int], str]
+"""Names of rows that are never embedded, by (subject, id): scored as the
+lane's own rows are, without a word of theirs in the index."""
+
+
 def similar_name_ids(
-    *, household_id: int, query: Query | None, subjects: Sequence[str]
+    *,
+    household_id: int,
+    query: Query | None,
+    subjects: Sequence[str],
+    unembedded: UnembeddedNames | None = None,
 ) -> dict[str, list[int]]:
     """Return, per subject, the ids of rows whose names are like the query's.
 
     One lookup for every subject; only for a query the lane answers
-    (`lane_name`).
+    (`lane_name`). `unembedded` rows compete with the lane's rows.
     """
     found: dict[str, list[int]] = {subject: [] for subject in subjects}
     name = lane_name(query) if query is not None else None
     if name is None:
         return found
     for candidate in find_similar_names(
-        household_id=household_id, name=name, subjects=list(subjects)
+        household_id=household_id,
+        name=name,
+        subjects=list(subjects),
+        unembedded=unembedded,
     ):
         found[candidate.subject].append(candidate.subject_id)
     return found
+
+
+def with_heard_words(*, household_id: int, query: Query) -> Query | None:
+    """Return the query whose terms carry the household's name words heard as
+    them but spelled otherwise ("Catrin" for "Katrin"), or None when there
+    are none: one SELECT, none for a query without a word to hear.
+    """
+    words = heard_terms(query)
+    if not words:
+        return None
+    statement = heard_words_statement(household_id=household_id, words=words)
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, statement.params)
+        return with_sounds(query, cursor.fetchall())
 
 
 def find_similar_names(
@@ -71,12 +101,13 @@ def find_similar_names(
     floor: float = SIMILARITY_FLOOR,
     score_floor: float = SCORE_FLOOR,
     margin: float = SCORE_MARGIN,
+    unembedded: UnembeddedNames | None = None,
 ) -> list[SimilarName]:
     """Return the household's names closest to `name` as a whole, best first.
 
-    Never raises: when the name cannot be embedded or the vector query
-    fails, log why and return no candidates, so search falls back to text
-    and phone.
+    `unembedded` names are scored beside the rows the index finds. Never
+    raises: when the name cannot be embedded or the vector query fails, log
+    why and return no candidates, so search falls back to text and phone.
     """
     words = query_words(name)
     fetched = [word for word in words if len(word) > 1]
@@ -110,24 +141,26 @@ def find_similar_names(
             ) as cursor:
                 cursor.execute(near.sql, near.params)
                 scores = word_scores(fetched, cursor.fetchall())
-            if not scores.ids:
-                return []
-            statement = rows_statement(
-                scores,
-                household_id=household_id,
-                words=len(fetched),
-                literal=typed == set(fetched),
-                subjects=subjects,
-            )
-            with connection.preparing_cursor() as cursor:
-                cursor.execute(statement.sql, statement.params)
-                rows = cursor.fetchall()
+            rows = []
+            if scores.ids:
+                statement = rows_statement(
+                    scores,
+                    household_id=household_id,
+                    words=len(fetched),
+                    literal=typed == set(fetched),
+                    subjects=subjects,
+                )
+                with connection.preparing_cursor() as cursor:
+                    cursor.execute(statement.sql, statement.params)
+                    rows = cursor.fetchall()
     except DatabaseError:
         logger.warning(
             "Similar-name search skipped: vector query failed.", exc_info=True
         )
         return []
     names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
+    for key, unembedded_name in (unembedded or {}).items():
+        names[key] = sorted(embedded_words(unembedded_name))
     crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
     return pick_similar(
         query=words,

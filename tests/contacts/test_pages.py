@@ -188,6 +188,22 @@ def test_search_understands_relation_words_nicknames_and_titles(browser, househo
     assert listed(browser.get("/contacts/", {"q": "homas"})) == ["Thomas Müller"]
 
 
+def test_search_lists_first_who_carries_the_title_as_find_person_does(
+    browser, household
+):
+    build_contact(household, "Deniz Kaya")
+    build_contact(household, "Zeynep Kaya", title="Dr. med.")
+
+    assert listed(browser.get("/contacts/", {"q": "Dr. Kaya"})) == [
+        "Zeynep Kaya",
+        "Deniz Kaya",
+    ]
+    assert listed(browser.get("/contacts/", {"q": "Kaya"})) == [
+        "Deniz Kaya",
+        "Zeynep Kaya",
+    ]
+
+
 def test_search_ranks_by_match_strength_across_pages(browser, household):
     for index in range(30):
         build_contact(household, f"Anton Berger {index:02}")

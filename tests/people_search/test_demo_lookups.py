@@ -32,7 +32,10 @@ def find(api, query, **inputs):
 
 
 def test_the_issues_lookups_find_whom_they_mean(demo):
-    assert find(demo, "mein Steuerberater") == ([("Frank Neumann", "relation")], False)
+    assert find(demo, "mein Steuerberater") == (
+        [("Frank Neumann", "relation"), ("Steuerberatung Neumann", "name")],
+        False,
+    )
     assert find(demo, "der Klempner") == ([("Dirk Lehmann", "relation")], False)
     assert find(demo, "Sepp Huber") == ([("Josef Huber", "nickname")], False)
     assert find(demo, "Tomas Müller") == ([("Thomas Müller", "nickname")], False)
@@ -53,8 +56,19 @@ def test_oma_is_gisela_first_and_never_thomas_mueller(demo):
     assert ambiguous is False
 
 
-def test_frau_dr_schmidt_asks_which_schmidt(demo):
+def test_frau_dr_schmidt_is_the_schmidt_with_the_title(demo):
     rows, ambiguous = find(demo, "Frau Dr. Schmidt")
+
+    assert rows == [
+        ("Zahnarztpraxis Dr. Schmidt", "name"),
+        ("Claudia Schmidt", "name"),
+        ("Daniel Schmidt", "name"),
+    ]
+    assert ambiguous is False
+
+
+def test_schmidt_without_a_title_asks_which_schmidt(demo):
+    rows, ambiguous = find(demo, "Frau Schmidt")
 
     assert rows == [
         ("Claudia Schmidt", "name"),

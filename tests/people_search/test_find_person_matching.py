@@ -196,7 +196,7 @@ def test_two_people_named_hans_are_ambiguous(api, household):
 
 
 def test_rows_come_by_strength_then_by_name(api, household):
-    build_contact(household, "Zoe Hans")  # a name starting with the query
+    build_contact(household, "Zoe Hans")  # a name with the query as a word
     build_contact(household, "Hans")  # exactly the query
     build_contact(household, "Johannes Adler")  # a nickname
     build_contact(household, "Adam Kurz", relation="Freund von Hans")  # relation
@@ -206,8 +206,8 @@ def test_rows_come_by_strength_then_by_name(api, household):
 
     assert found(body) == [
         ("Hans", "name"),
-        ("Anna Berg", "alias"),
         ("Zoe Hans", "name"),
+        ("Anna Berg", "alias"),
         ("Johannes Adler", "nickname"),
         ("Adam Kurz", "relation"),
     ]

@@ -97,3 +97,25 @@ def test_phone_digits_and_punctuation_only_terms():
     assert [term.text for term in query.terms] == ["030", "123-45"]
     assert query.phone_digits is None
     assert parse_query("030 1234567", region="DE").phone_digits == "301234567"
+
+
+@pytest.mark.parametrize(
+    ("typed", "titles"),
+    [
+        ("Dr. Kaya", ("dr",)),
+        ("Frau Prof. Dr. Weber", ("prof", "dr")),
+        ("Dr. med. dent. Lange", ("dr",)),
+        ("Frau Weber", ()),
+        ("Dr.", ()),  # a title alone is what is looked for, no evidence
+    ],
+)
+def test_titles_are_dropped_as_terms_but_kept_as_evidence(typed, titles):
+    assert parse_query(typed, region="DE").titles == titles
+
+
+def test_a_term_s_spellings_are_its_variants_heard_the_same():
+    (term,) = parse_query("Stephan", region="DE").terms
+
+    assert "stefan" in term.spellings
+    assert set(term.spellings) <= set(term.nicknames)
+    assert "steve" not in term.spellings

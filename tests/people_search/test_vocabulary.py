@@ -3,7 +3,11 @@
 import pytest
 
 from contacts.providers.categories import CATEGORIES
-from people_search.engine.vocabulary import VOCABULARY, concepts_named_by
+from people_search.engine.vocabulary import (
+    VOCABULARY,
+    concepts_named_by,
+    concepts_titled,
+)
 
 
 @pytest.mark.parametrize(
@@ -90,3 +94,8 @@ def test_concept_ids_are_unique():
     ids = [concept.id for concept in VOCABULARY]
 
     assert len(ids) == len(set(ids))
+
+
+def test_a_title_names_the_concepts_whose_people_carry_it():
+    assert set(concepts_titled("dr")) == {"doctor", "dentist", "veterinary"}
+    assert concepts_titled("prof") == ()

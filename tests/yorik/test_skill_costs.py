@@ -79,16 +79,38 @@ def test_find_person(caller, book, inputs, expected):
     )
 
 
-@pytest.mark.parametrize(("source", "expected"), [("contacts", 4), ("auto", 5)])
+@pytest.mark.parametrize(("source", "expected"), [("contacts", 4), ("auto", 6)])
 def test_find_person_adds_the_similar_name_lane_only_when_nobody_matches(
     caller, book, source, expected
 ):
-    """Literal SELECTs, the similar-name lookup's two, one more for contacts."""
+    """Literal SELECTs, the similar-name lookup's two (and the managed
+    children's names when household people are searched), one more for
+    contacts."""
     inputs = {"query": "Hans Müllr", "source": source}
     selects(caller, "find_person", inputs)  # The vocabulary count is cached.
 
     assert selects(caller, "find_person", inputs) == expected
-    assert "1 similar-name lookup (2 SELECTs) and 1 more SELECT" in cost("find_person")
+    assert "1 similar-name lookup (2 SELECTs, and 1 of the managed children" in cost(
+        "find_person"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("Hans Müller", 1), ("Hans Mü", 2), ("Hans Mue", 2), ("Katrin", 3)],
+)
+def test_find_person_looks_for_names_heard_alike_only_past_whole_words(
+    caller, book, household, query, expected
+):
+    """Whole words answer with one SELECT; rows that only start with a term
+    add the lookup of names heard alike, and one more SELECT when some are."""
+    build_contact(household, "Katrina Berg")
+    build_contact(household, "Catrin Vogel")
+    inputs = {"query": query, "source": "contacts"}
+    selects(caller, "find_person", inputs)
+
+    assert selects(caller, "find_person", inputs) == expected
+    assert "1 SELECT of the names heard alike" in cost("find_person")
 
 
 def test_compose_check_recipient_reads_one_contact_and_one_template(
@@ -166,6 +188,21 @@ def test_search_anything(caller, book, query):
     assert cost("search_anything").startswith(
         "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
         "when no contact matches by name"
+    )
+
+
+def test_search_anything_adds_names_heard_alike_past_whole_words(
+    caller, book, household
+):
+    build_contact(household, "Katrina Berg")
+    build_contact(household, "Catrin Vogel")
+    selects(caller, "search_anything", {"query": "Katrin"})
+
+    # Members and leads by people search (at most 4), contacts, names heard
+    # alike, and contacts again with them.
+    assert selects(caller, "search_anything", {"query": "Katrin"}) <= 7
+    assert "2 at most (names heard alike, and a SELECT if there are any)" in cost(
+        "search_anything"
     )
 
 
