@@ -122,6 +122,25 @@ class HouseholdInlineFormSet(BaseInlineFormSet):
         return kwargs
 
 
+class NamedAutocompleteSelect(AutocompleteSelect):
+    """An autocomplete box whose empty state names what it is for.
+
+    select2 shows the placeholder in the empty box and screen readers read
+    it as the box's name; Django's own placeholder is empty.
+    """
+
+    def __init__(self, field: models.Field, admin_site: Any, *, name: str) -> None:
+        super().__init__(field, admin_site)
+        self.name = name
+
+    def build_attrs(
+        self, base_attrs: dict[str, Any], extra_attrs: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        attrs = super().build_attrs(base_attrs, extra_attrs=extra_attrs)
+        attrs["data-placeholder"] = str(self.name)
+        return attrs
+
+
 class AutocompleteFilter(admin.RelatedFieldListFilter):
     """Filter by a related row typed into a search box, not picked from a list.
 
@@ -145,7 +164,9 @@ class AutocompleteFilter(admin.RelatedFieldListFilter):
         rows = field.related_model._default_manager.all()
         if not request.user.is_superuser:
             rows = scoped_choices(rows, request_household(request))
-        self.widget = AutocompleteSelect(field, model_admin.admin_site)
+        self.widget = NamedAutocompleteSelect(
+            field, model_admin.admin_site, name=self.title
+        )
         # The picked row is named from these rows only: another household's
         # id in the URL names nobody.
         self.widget.choices = forms.ModelChoiceField(queryset=rows).choices

