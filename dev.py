@@ -61,7 +61,13 @@ def test(args: list[str]) -> None:
             "No Citus source in ../shared/vendor/: Citus tests will be skipped.",
             flush=True,
         )
-    os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *args])
+    if args:
+        os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *args])
+    suite = subprocess.run([str(PYTHON), "-m", "pytest"], check=False)
+    # The skill, isolation and import tests again, on a Citus cluster (skipped,
+    # with a note, without the Citus source or its build tools).
+    on_citus = subprocess.run([str(PYTHON), "-m", "tests.citus.suite"], check=False)
+    sys.exit(suite.returncode or on_citus.returncode)
 
 
 def main() -> None:

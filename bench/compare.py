@@ -1,7 +1,7 @@
 """Every skill question of bench/run.py, this checkout beside another revision.
 
     .venv/bin/python bench/compare.py --against REV [--sizes 1k,10k] [--reps 10]
-                                      [--only TEXT]
+                                      [--only TEXT] [--own-schema]
 
 Both versions answer the same calls through the API in-process (Django test
 client: token check, rate limit, skill, card, JSON), each in a process of its
@@ -9,7 +9,8 @@ own on the same benchmark data, and take turns call by call, so a busy machine
 slows both alike and the ratio holds where single timings do not. The other
 revision is checked out into a temporary git worktree and runs with this
 checkout's virtualenv on this checkout's database: it must still read the
-columns it knows (true while migrations only add). Results:
+columns it knows (true while migrations only add). With --own-schema it runs
+on a copy of the data migrated back to its own schema instead. Results:
 bench/results/compare.md.
 """
 
@@ -62,11 +63,12 @@ for line in sys.stdin:
 class Worker:
     """One checkout answering calls in a process of its own."""
 
-    def __init__(self, checkout: Path, token: str) -> None:
+    def __init__(self, checkout: Path, token: str, database_url: str = "") -> None:
+        database = {"DATABASE_URL": database_url} if database_url else {}
         self.process = subprocess.Popen(
             [sys.executable, "-c", WORKER],
             cwd=checkout,
-            env={**os.environ, "BENCH_TOKEN": token},
+            env={**os.environ, "BENCH_TOKEN": token, **database},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -87,6 +89,50 @@ class Worker:
         self.process.wait(timeout=30)
 
 
+def schema_copy(checkout: Path) -> str:
+    """Copy the bench database and migrate the copy back to the checkout's
+    schema, with this checkout's migrations; return the copy's DATABASE_URL.
+
+    For a revision whose migrations change keys or constraints rather than
+    only add: each version then reads the schema it was written for.
+    """
+    from urllib.parse import quote
+
+    import psycopg
+    from django.db import connection, connections
+
+    params = connection.get_connection_params()
+    name = connection.settings_dict["NAME"]
+    copy = f"{name}_compared"
+    connections.close_all()
+    server = {key: params[key] for key in ("host", "port", "user") if key in params}
+    with psycopg.connect(dbname="postgres", autocommit=True, **server) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{copy}"')
+        admin.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{name}"')
+    url = (
+        f"postgres://{params.get('user', 'postgres')}@{quote(params['host'], safe='')}"
+    )
+    url += f":{params['port']}/{copy}" if "port" in params else f"/{copy}"
+    for migrations in sorted(checkout.glob("*/migrations")):
+        latest = max((path.stem for path in migrations.glob("[0-9]*.py")), default=None)
+        if latest:
+            subprocess.run(
+                [
+                    sys.executable,
+                    "manage.py",
+                    "migrate",
+                    migrations.parent.name,
+                    latest,
+                    "--verbosity",
+                    "0",
+                ],
+                cwd=ROOT,
+                env={**os.environ, "DATABASE_URL": url},
+                check=True,
+            )
+    return url
+
+
 def compare(
     revision: str,
     checkout: Path,
@@ -94,6 +140,7 @@ def compare(
     reps: int,
     seed: int,
     only: str = "",
+    own_schema: bool = False,
 ) -> list[dict[str, Any]]:
     rows = []
     for label in sizes:
@@ -101,7 +148,8 @@ def compare(
             f"bench-{label}", contacts=SIZES[label], people=SIZES[label], seed=seed
         )
         token = Skills(household).token
-        ours, theirs = Worker(ROOT, token), Worker(checkout, token)
+        their_database = schema_copy(checkout) if own_schema else ""
+        ours, theirs = Worker(ROOT, token), Worker(checkout, token, their_database)
         try:
             for question in build_questions(household, random.Random(seed)):
                 if only not in question.key:
@@ -167,6 +215,11 @@ def main() -> None:
     parser.add_argument(
         "--only", default="", help="Only the questions whose name contains this."
     )
+    parser.add_argument(
+        "--own-schema",
+        action="store_true",
+        help="Run the revision on a copy of the data migrated back to its schema.",
+    )
     args = parser.parse_args()
     with checkout_of(args.against) as checkout:
         rows = compare(
@@ -176,6 +229,7 @@ def main() -> None:
             args.reps,
             args.seed,
             args.only,
+            args.own_schema,
         )
     output = markdown(args.against, rows)
     RESULTS.mkdir(parents=True, exist_ok=True)

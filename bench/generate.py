@@ -659,7 +659,10 @@ def _generate_contacts(household: Household, faker: Faker, *, count: int) -> Non
             ids = [contact.pk for contact in contacts]
             # Its bulk_update grows with the square of the rows it is given.
             for start in range(0, len(ids), REFRESH_BATCH):
-                refresh_search_columns(contact_ids=ids[start : start + REFRESH_BATCH])
+                refresh_search_columns(
+                    household_id=household.pk,
+                    contact_ids=ids[start : start + REFRESH_BATCH],
+                )
 
 
 def _contact_row(household: Household, faker: Faker) -> tuple[Contact, dict]:

@@ -5,6 +5,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from household.models import Household, Language
+from yorik.tenancy import HouseholdRow
 
 
 class RecipientField(models.TextChoices):
@@ -15,7 +16,7 @@ class RecipientField(models.TextChoices):
     COUNTRY = "country", _("Country")
 
 
-class LetterTemplate(models.Model):
+class LetterTemplate(HouseholdRow):
     household = models.ForeignKey(
         Household,
         on_delete=models.CASCADE,

@@ -34,7 +34,7 @@ class RecipientCheck:
 _CONTACT_ADDRESSES = CompiledQuery(
     lambda household_id, contact_id: (
         Contact.objects.filter(household_id=household_id, pk=contact_id)
-        .annotate(address_list=addresses_array())
+        .annotate(address_list=addresses_array(household_id))
         .values_list("display_name", "address_list")
     ),
     household_id=int,

@@ -342,7 +342,9 @@ class ContactAdmin(HouseholdScopedAdmin, EngineSearchAdmin, admin.ModelAdmin):
         # The form and its inlines wrote names, aliases and channels; the
         # sort name and the folded columns the matching engine reads come
         # from the service every write of a contact ends in.
-        refresh_search_columns(contact_ids=[form.instance.pk])
+        refresh_search_columns(
+            household_id=form.instance.household_id, contact_ids=[form.instance.pk]
+        )
 
     def get_urls(self) -> list[URLPattern]:
         return [

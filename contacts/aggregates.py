@@ -12,14 +12,16 @@ ADDRESS_FIELDS = ("line1", "line2", "postcode", "city", "country")
 ADDRESS_PARTS = (*ADDRESS_FIELDS, "po_box", "extended", "region")
 
 
-def addresses_array() -> ArraySubquery:
+def addresses_array(household_id: int) -> ArraySubquery:
     """Return the contact's addresses as objects of kind and the ADDRESS_PARTS.
 
     Several of one kind come in the order they were written (their ids'). The
-    subquery names the household too, as every statement does.
+    subquery names the household by its value, as every statement does: a
+    household compared with the outer row's column would not tell Citus
+    which shard the subquery reads.
     """
     return ArraySubquery(
-        Address.objects.filter(household=OuterRef("household"), contact=OuterRef("pk"))
+        Address.objects.filter(household_id=household_id, contact=OuterRef("pk"))
         .order_by("pk")
         .values(
             json=JSONObject(kind="kind", **{field: field for field in ADDRESS_PARTS})

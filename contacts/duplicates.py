@@ -243,7 +243,8 @@ ranked AS (
         ON sp.first = pairs.first AND sp.second = pairs.second
     WHERE NOT EXISTS (
         SELECT 1 FROM contacts_dismissedduplicate d
-        WHERE d.first_id = pairs.first AND d.second_id = pairs.second
+        WHERE d.household_id = %(household)s
+          AND d.first_id = pairs.first AND d.second_id = pairs.second
     )
     ORDER BY strength DESC, pairs.first_sort, pairs.first, pairs.second
     LIMIT %(limit)s

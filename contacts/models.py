@@ -23,6 +23,7 @@ from yorik.indexes import (
     household_trigram_index,
     search_index,
 )
+from yorik.tenancy import HouseholdForeignKey, HouseholdRow
 
 
 def new_contact_ref() -> str:
@@ -46,7 +47,7 @@ STATUS_FILTERS = ["any", *ContactStatus.values]
 DEFAULT_CONTACT_STATUSES = (ContactStatus.ACTIVE, ContactStatus.PENDING)
 
 
-class Contact(models.Model):
+class Contact(HouseholdRow):
     household = models.ForeignKey(
         Household,
         on_delete=models.CASCADE,
@@ -199,11 +200,11 @@ class Contact(models.Model):
         return f"/contacts/{self.pk}/"
 
 
-class ContactAlias(models.Model):
+class ContactAlias(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="aliases",
@@ -216,7 +217,7 @@ class ContactAlias(models.Model):
         verbose_name_plural = _("contact aliases")
         constraints = [
             models.UniqueConstraint(
-                fields=["contact", "name"], name="contact_alias_unique"
+                fields=["household", "contact", "name"], name="contact_alias_unique"
             ),
         ]
 
@@ -253,7 +254,7 @@ def normalize_channel_value(kind: str, value: str, region: str) -> str:
     return value
 
 
-class ContactChannel(models.Model):
+class ContactChannel(HouseholdRow):
     # No index of its own: the (household, kind, value) index below serves
     # the household alone too. Beside a household-only index the planner takes
     # that one for a small household and tests every channel of it for each
@@ -264,7 +265,7 @@ class ContactChannel(models.Model):
         db_index=False,
         verbose_name=_("household"),
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="channels",
@@ -360,11 +361,11 @@ class AddressKind(models.TextChoices):
     SHIPPING = "shipping", pgettext_lazy("address kind", "Shipping")
 
 
-class Address(models.Model):
+class Address(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="addresses",
@@ -412,7 +413,7 @@ class Address(models.Model):
         return one_line_address(self.line1, self.postcode, self.city)
 
 
-class PaperlessCorrespondent(models.Model):
+class PaperlessCorrespondent(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
@@ -439,13 +440,13 @@ class PaperlessCorrespondent(models.Model):
         return self.name
 
 
-class PaperlessDocument(models.Model):
+class PaperlessDocument(HouseholdRow):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
     paperless_id = models.PositiveIntegerField(verbose_name=_("Paperless ID"))
     title = models.CharField(max_length=500, verbose_name=_("title"))
-    correspondent = models.ForeignKey(
+    correspondent = HouseholdForeignKey(
         PaperlessCorrespondent,
         on_delete=models.SET_NULL,
         null=True,
@@ -475,7 +476,7 @@ class PaperlessDocument(models.Model):
         return self.title
 
 
-class CardDavAccount(models.Model):
+class CardDavAccount(HouseholdRow):
     """The CardDAV address book a household's contacts are synced with.
 
     The password is stored encrypted (contacts.carddav.credentials) and never shown:
@@ -517,7 +518,7 @@ class CardDavAccount(models.Model):
         }
 
 
-class CardDavCard(models.Model):
+class CardDavCard(HouseholdRow):
     """A server card and the contact it is synced with, as of the last sync.
 
     `card` is the server's vCard as last read or written (kept properties
@@ -529,10 +530,10 @@ class CardDavCard(models.Model):
     """
 
     household = models.ForeignKey(Household, on_delete=models.CASCADE)
-    account = models.ForeignKey(
+    account = HouseholdForeignKey(
         CardDavAccount, on_delete=models.CASCADE, related_name="cards"
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         Contact,
         on_delete=models.SET_NULL,
         null=True,
@@ -549,10 +550,12 @@ class CardDavCard(models.Model):
         verbose_name_plural = _("CardDAV cards")
         constraints = [
             models.UniqueConstraint(
-                fields=["account", "href"], name="carddav_card_href_unique"
+                fields=["household", "account", "href"],
+                name="carddav_card_href_unique",
             ),
             models.UniqueConstraint(
-                fields=["account", "contact"], name="carddav_card_contact_unique"
+                fields=["household", "account", "contact"],
+                name="carddav_card_contact_unique",
             ),
         ]
 
@@ -560,7 +563,7 @@ class CardDavCard(models.Model):
         return self.href
 
 
-class ContactMerge(models.Model):
+class ContactMerge(HouseholdRow):
     """A contact merged into another: who did it, when, and what the merge chose.
 
     Keeps the merged-away contact's identifiers, so a vCard import or a card
@@ -570,7 +573,7 @@ class ContactMerge(models.Model):
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    survivor = models.ForeignKey(
+    survivor = HouseholdForeignKey(
         Contact,
         on_delete=models.CASCADE,
         related_name="merges",
@@ -612,16 +615,16 @@ class ContactMerge(models.Model):
         return f"{self.display_name} → {self.survivor_id}"
 
 
-class DismissedDuplicate(models.Model):
+class DismissedDuplicate(HouseholdRow):
     """Two contacts an admin said are not the same: never proposed again."""
 
     household = models.ForeignKey(
         Household, on_delete=models.CASCADE, verbose_name=_("household")
     )
-    first = models.ForeignKey(
+    first = HouseholdForeignKey(
         Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("first")
     )
-    second = models.ForeignKey(
+    second = HouseholdForeignKey(
         Contact, on_delete=models.CASCADE, related_name="+", verbose_name=_("second")
     )
     dismissed_by = models.CharField(_("dismissed by"), max_length=150, blank=True)
@@ -632,7 +635,8 @@ class DismissedDuplicate(models.Model):
         verbose_name_plural = _("dismissed duplicates")
         constraints = [
             models.UniqueConstraint(
-                fields=["first", "second"], name="dismissed_duplicate_unique"
+                fields=["household", "first", "second"],
+                name="dismissed_duplicate_unique",
             ),
             models.CheckConstraint(
                 condition=models.Q(first__lt=models.F("second")),
@@ -644,7 +648,7 @@ class DismissedDuplicate(models.Model):
         return f"{self.first_id} ≠ {self.second_id}"
 
 
-class VCardUpload(models.Model):
+class VCardUpload(HouseholdRow):
     """A vCard file an admin ran a dry run of, kept for one click to import it.
 
     `changes` is what the dry run listed (ImportSummary.changes): the import

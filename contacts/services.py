@@ -2,11 +2,11 @@
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils.translation import gettext
 
 from contacts.models import Address, ChannelKind, Contact, ContactAlias, ContactChannel
@@ -22,17 +22,22 @@ UPDATE_BATCH_SIZE = 500
 
 
 @transaction.atomic
-def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
-    """Recompute the derived columns the matching engine reads of the given contacts.
+def refresh_search_columns(*, household_id: int, contact_ids: Iterable[int]) -> None:
+    """Recompute the derived columns the matching engine reads of the given
+    contacts of the household.
 
     The services set these columns as they write; rows saved around them
     (admin forms and inlines) end here, so the indexed columns the matching
     engine reads always describe the row.
     """
+    of_household = {"household_id": household_id}
     contacts = list(
-        Contact.objects.filter(pk__in=list(contact_ids))
+        Contact.objects.filter(pk__in=list(contact_ids), **of_household)
         .select_related("household")
-        .prefetch_related("aliases", "channels")
+        .prefetch_related(
+            Prefetch("aliases", ContactAlias.objects.filter(**of_household)),
+            Prefetch("channels", ContactChannel.objects.filter(**of_household)),
+        )
         .select_for_update(of=("self",))
     )
     for contact in contacts:
@@ -53,19 +58,17 @@ def refresh_search_columns(*, contact_ids: Iterable[int]) -> None:
         )
         for name, value in columns.items():
             setattr(contact, name, value)
-    Contact.objects.bulk_update(
+    Contact.objects.filter(**of_household).bulk_update(
         contacts,
         ["sort_name", "search_text", "match_text", "concepts", "phone_digits"],
         batch_size=UPDATE_BATCH_SIZE,
     )
-    by_household = sorted(contacts, key=lambda contact: contact.household_id)
-    for household_id, group in groupby(by_household, key=lambda c: c.household_id):
-        index_after_commit(
-            household_id=household_id,
-            subject=Subject.CONTACT,
-            ids=[contact.pk for contact in group],
-            load_names=contact_names,
-        )
+    index_after_commit(
+        household_id=household_id,
+        subject=Subject.CONTACT,
+        ids=[contact.pk for contact in contacts],
+        load_names=contact_names,
+    )
 
 
 @dataclass(frozen=True)

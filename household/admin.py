@@ -21,6 +21,7 @@ from household.admin_scoping import (
 from household.admin_search import EngineSearchAdmin
 from household.models import (
     CalendarEvent,
+    EventAttendee,
     Household,
     Lead,
     Membership,
@@ -289,14 +290,21 @@ class LeadAdmin(
         return field
 
 
+class EventAttendeeInline(HouseholdScopedAdmin, admin.TabularInline):
+    model = EventAttendee
+    fields = ["userprofile"]
+    autocomplete_fields = ["userprofile"]
+    extra = 1
+
+
 @admin.register(CalendarEvent)
 class CalendarEventAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
     list_display = ["title", "starts_at", "ends_at", "location"]
     list_filter = [("attendees", AutocompleteFilter)]
     search_fields = ["title", "location"]
     date_hierarchy = "starts_at"
-    filter_horizontal = ["attendees"]
-    fields = ["household", "title", "starts_at", "ends_at", "location", "attendees"]
+    fields = ["household", "title", "starts_at", "ends_at", "location"]
+    inlines = [EventAttendeeInline]
 
     def save_model(
         self,

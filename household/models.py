@@ -11,6 +11,7 @@ from phonenumbers import SUPPORTED_REGIONS
 
 from people_search.engine.phones import InvalidPhoneNumber, parse_phone
 from yorik.indexes import as_bigint, household_trigram_index
+from yorik.tenancy import HouseholdForeignKey, HouseholdRow
 
 
 def validate_region(value: str) -> None:
@@ -63,7 +64,7 @@ class Household(models.Model):
         return self.name
 
 
-class PhoneNormalizingModel(models.Model):
+class PhoneNormalizingModel(HouseholdRow):
     """A row with a `phone` stored as E.164 and its national significant digits."""
 
     phone = models.CharField(
@@ -234,7 +235,7 @@ class MembershipQuerySet(models.QuerySet["Membership"]):
         return self.live(household=household).filter(status=MembershipStatus.ACTIVE)
 
 
-class Membership(models.Model):
+class Membership(HouseholdRow):
     household = models.ForeignKey(
         Household,
         on_delete=models.CASCADE,
@@ -396,7 +397,7 @@ class Lead(PhoneNormalizingModel):
         return f"{self.first_name} {self.last_name}".strip()
 
 
-class CalendarEvent(models.Model):
+class CalendarEvent(HouseholdRow):
     household = models.ForeignKey(
         Household,
         on_delete=models.CASCADE,
@@ -415,6 +416,7 @@ class CalendarEvent(models.Model):
     )
     attendees = models.ManyToManyField(
         UserProfile,
+        through="EventAttendee",
         blank=True,
         related_name="calendar_events",
         verbose_name=_("attendees"),
@@ -447,7 +449,35 @@ class CalendarEvent(models.Model):
         return self.title
 
 
-class Conversation(models.Model):
+class EventAttendee(HouseholdRow):
+    """A member who attends a calendar event."""
+
+    household = models.ForeignKey(
+        Household, on_delete=models.CASCADE, verbose_name=_("household")
+    )
+    calendarevent = HouseholdForeignKey(
+        CalendarEvent, on_delete=models.CASCADE, verbose_name=_("calendar event")
+    )
+    userprofile = models.ForeignKey(
+        UserProfile, on_delete=models.CASCADE, verbose_name=_("attendee")
+    )
+
+    class Meta:
+        db_table = "household_calendarevent_attendees"
+        verbose_name = _("attendee")
+        verbose_name_plural = _("attendees")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["household", "calendarevent", "userprofile"],
+                name="event_attendee_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.userprofile)
+
+
+class Conversation(HouseholdRow):
     """A chat of one member with the assistant."""
 
     household = models.ForeignKey(
@@ -475,7 +505,7 @@ class Conversation(models.Model):
         return self.title or f"Conversation {self.pk}"
 
 
-class ModelUsage(models.Model):
+class ModelUsage(HouseholdRow):
     """Model tokens the assistant spent on a member's behalf."""
 
     household = models.ForeignKey(
@@ -487,7 +517,7 @@ class ModelUsage(models.Model):
         related_name="model_usage",
         verbose_name=_("membership"),
     )
-    conversation = models.ForeignKey(
+    conversation = HouseholdForeignKey(
         Conversation,
         on_delete=models.SET_NULL,
         null=True,

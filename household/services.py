@@ -11,6 +11,7 @@ from django.db import transaction
 from household.models import (
     CalendarEvent,
     Conversation,
+    EventAttendee,
     Household,
     Lead,
     LeadAccess,
@@ -270,7 +271,7 @@ def create_calendar_event(
         ends_at=ends_at,
         location=location,
     )
-    event.attendees.set(attendees)
+    event.attendees.set(attendees, through_defaults={"household": household})
     return event
 
 
@@ -288,10 +289,13 @@ def create_calendar_events(
         for row in rows
     ]
     CalendarEvent.objects.bulk_create(events, batch_size=BATCH_SIZE)
-    attendance = CalendarEvent.attendees.through
-    attendance.objects.bulk_create(
+    EventAttendee.objects.bulk_create(
         [
-            attendance(calendarevent_id=event.pk, userprofile_id=profile.pk)
+            EventAttendee(
+                household=household,
+                calendarevent_id=event.pk,
+                userprofile_id=profile.pk,
+            )
             for event, row in zip(events, rows, strict=True)
             # Like attendees.set(): a person listed twice attends once.
             for profile in dict.fromkeys(row.get("attendees", ()))

@@ -6,6 +6,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from people_search.index.models import NameWord, NameWordUse, Subject
+from yorik.tenancy import HouseholdForeignKey, HouseholdRow
 
 __all__ = ["NameWord", "NameWordUse", "PersonalWord", "PersonalWordKind", "Subject"]
 
@@ -17,7 +18,7 @@ class PersonalWordKind(models.TextChoices):
     NAME = "name", _("Name choice")
 
 
-class PersonalWord(models.Model):
+class PersonalWord(HouseholdRow):
     """A member's own word for a contact or another member, used only for
     that member's queries.
 
@@ -47,7 +48,7 @@ class PersonalWord(models.Model):
     concepts = ArrayField(
         models.CharField(max_length=64), default=list, blank=True, editable=False
     )
-    contact = models.ForeignKey(
+    contact = HouseholdForeignKey(
         "contacts.Contact",
         on_delete=models.CASCADE,
         null=True,

@@ -322,15 +322,16 @@ LEFT JOIN LATERAL (
     FROM contacts_contact AS c
     WHERE c.id = w.contact_id AND c.household_id = {household}::bigint
         AND {contact_filters}
-) AS contact ON {contacts}
+) AS contact ON TRUE
 LEFT JOIN LATERAL (
     SELECT m.role, m.profile_id, p.first_name, p.last_name, p.email,
         p.sort_name AS person_sort_name
     FROM household_membership AS m JOIN user_profiles AS p ON p.id = m.profile_id
     WHERE m.profile_id = w.person_id AND m.household_id = {household}::bigint
         AND p.household_id = {household}::bigint AND {member_filters}
-) AS person ON {members}
+) AS person ON TRUE
 WHERE w.household_id = {household}::bigint AND w.member_id = {member}
+    AND {targets}
     AND (w.phrase = {phrase}
         OR (w.kind = {relation} AND w.concepts = {concepts}::varchar[]
             AND cardinality({concepts}::varchar[]) > 0))
@@ -350,15 +351,20 @@ def learned_statement(
     """Return the statement reading the member's words for a query with the
     rows they name, on the household in every table it reads.
 
-    A source left out (its filters None) joins no row.
+    A source left out (its filters None) gives no row: its words are not
+    read. (Not a FALSE inside its join: Citus would find no shard for that
+    table and could no longer send the statement to one node.)
     """
+    targets = [
+        *([] if contact_filters else ["w.contact_id IS NULL"]),
+        *([] if member_filters else ["w.person_id IS NULL"]),
+    ]
     return compose(
         _LEARNED,
         contact_details=contact_details,
-        contact_filters=contact_filters or sql("FALSE"),
-        member_filters=member_filters or sql("FALSE"),
-        contacts=sql("TRUE" if contact_filters else "FALSE"),
-        members=sql("TRUE" if member_filters else "FALSE"),
+        contact_filters=contact_filters or sql("TRUE"),
+        member_filters=member_filters or sql("TRUE"),
+        targets=sql(" AND ".join(targets) or "TRUE"),
         household=household_id,
         member=member_id,
         phrase=key.phrase,

@@ -1,10 +1,21 @@
 import json
+import os
 
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.utils import translation
 
 from tests.builders import LoginClient, build_household, build_member
+
+if os.environ.get("YORIK_CITUS_SUITE") == "1":
+
+    @pytest.fixture(scope="session")
+    def django_db_setup(django_db_setup, django_db_blocker):
+        """On a Citus coordinator (python -m tests.citus.suite), distribute the
+        migrated test database's tables by household, as an operator would."""
+        with django_db_blocker.unblock():
+            call_command("distribute_tables", "--shard-count", "4", verbosity=0)
 
 
 @pytest.fixture(autouse=True)

@@ -124,20 +124,39 @@ def create_card(
 
 
 def card_link(card: Card) -> str:
-    """Return the card's path with a signed, expiring token in its query."""
-    token = signing.TimestampSigner(salt=_SALT).sign(str(card.pk))
+    """Return the card's path with a signed, expiring token in its query.
+
+    The token signs the card's id and its household's, so that the page
+    looks the card up in its household alone (on Citus: on one shard).
+    """
+    token = _signer().sign(f"{card.pk}.{card.household_id}")
     return f"{card.get_absolute_url()}?t={token}"
 
 
-def link_is_valid(card_id: str, token: str) -> bool:
-    """Return whether a card link's token was signed for this card and is fresh."""
+def _signer() -> signing.TimestampSigner:
+    return signing.TimestampSigner(salt=_SALT)
+
+
+def _token_value(value: str) -> tuple[str, int | None]:
+    """Return the card id and household id a token's value names."""
+    card_id, _, household = value.partition(".")
+    return card_id, int(household) if household.isdigit() else None
+
+
+def _signed_for(card_id: UUID, value: str) -> int | None:
+    """Return the household of a token's value if it names the card, else None."""
+    signed_id, household_id = _token_value(value)
+    return household_id if signed_id == str(card_id) else None
+
+
+def link_household(card_id: UUID, token: str) -> int | None:
+    """Return the household a card link's token was signed for, if the token
+    was signed for this card and is fresh; else None."""
     try:
-        signed_id = signing.TimestampSigner(salt=_SALT).unsign(
-            token, max_age=settings.YORIK_CARD_LINK_MAX_AGE
-        )
+        value = _signer().unsign(token, max_age=settings.YORIK_CARD_LINK_MAX_AGE)
     except signing.BadSignature:
-        return False
-    return signed_id == str(card_id)
+        return None
+    return _signed_for(card_id, value)
 
 
 @dataclass(frozen=True)
@@ -170,16 +189,20 @@ def open_card(
     its creator still acts, showing what the creator may see now. Once
     expired, or once its creator is offboarded, a link opens nothing.
     """
+    reader = page_viewer(user)
+    linked = link_household(card_id, token) if token else None
+    household_id = linked or (reader.household.pk if reader else None)
+    if household_id is None:
+        return None
     card = (
         Card.objects.select_related("household", "picked_contact", "picked_profile")
-        .filter(pk=card_id, expires_at__gt=timezone.now())
+        .filter(household_id=household_id, pk=card_id, expires_at__gt=timezone.now())
         .first()
     )
     if card is None:
         return None
-    reader = page_viewer(user)
     if reader is None or reader.household.pk != card.household_id:
-        if not (token and link_is_valid(str(card_id), token)):
+        if linked != card.household_id:
             return None
         reader = profile_caller(card.created_by_id)
         if reader is None or reader.household.pk != card.household_id:
@@ -202,28 +225,42 @@ class ClosedLink:
     language: str
 
 
-def closed_link(*, card_id: UUID, token: str) -> ClosedLink:
-    """Tell a visitor whom open_card refused why, without showing the card."""
-    card = (
-        Card.objects.filter(pk=card_id)
-        .values("expires_at", "household__language")
-        .first()
-    )
-    language = card["household__language"] if card else ""
-    signer = signing.TimestampSigner(salt=_SALT)
+def closed_link(
+    *, card_id: UUID, token: str, user: AbstractBaseUser | AnonymousUser
+) -> ClosedLink:
+    """Tell a visitor whom open_card refused why, without showing the card.
+
+    The card's language is looked up in the household the token names,
+    signed or not, else in the logged-in member's: a token altered to name
+    another household finds no card there.
+    """
+    signer = _signer()
     reason = "gone"
-    if card and card["expires_at"] <= timezone.now():
-        reason = "expired"
+    household_id = None
     if token:
         try:
-            signed_id = signer.unsign(token, max_age=settings.YORIK_CARD_LINK_MAX_AGE)
+            value = signer.unsign(token, max_age=settings.YORIK_CARD_LINK_MAX_AGE)
         except signing.SignatureExpired:
-            signed_id = signer.unsign(token)
+            value = signer.unsign(token)
             reason = "expired"
         except signing.BadSignature:
-            signed_id = ""
+            value = token.rsplit(signer.sep, 2)[0]
+            reason = "invalid"
+        signed_id, household_id = _token_value(value)
         if signed_id != str(card_id):
             reason = "invalid"
+    if household_id is None and (reader := page_viewer(user)) is not None:
+        household_id = reader.household.pk
+    card = (
+        Card.objects.filter(household_id=household_id, pk=card_id)
+        .values("expires_at", "household__language")
+        .first()
+        if household_id is not None
+        else None
+    )
+    if card and card["expires_at"] <= timezone.now() and reason == "gone":
+        reason = "expired"
+    language = card["household__language"] if card else ""
     return ClosedLink(reason=reason, language=language)
 
 

@@ -5,8 +5,10 @@ import uuid
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from yorik.tenancy import HouseholdForeignKey, HouseholdRow
 
-class ApiToken(models.Model):
+
+class ApiToken(HouseholdRow):
     """A bearer token of one user profile; only its SHA-256 hash is stored."""
 
     household = models.ForeignKey(
@@ -42,7 +44,7 @@ class ApiToken(models.Model):
         return f"{self.prefix}… ({self.profile})"
 
 
-class Card(models.Model):
+class Card(HouseholdRow):
     """A result the assistant shows as a page the person can pick from."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -64,7 +66,7 @@ class Card(models.Model):
         related_name="+",
         verbose_name=_("created by"),
     )
-    picked_contact = models.ForeignKey(
+    picked_contact = HouseholdForeignKey(
         "contacts.Contact",
         on_delete=models.SET_NULL,
         null=True,

@@ -205,7 +205,27 @@ server_settings.append("-c max_parallel_workers_per_gather=0")
 # word's rows through theirs, at every size of the bench). PostgreSQL's own
 # choice ("auto") plans the lane's anew on every call, 0.6 to 1.0 ms more a
 # search (docs/performance.md, "Generic plans for prepared statements").
-server_settings.append("-c plan_cache_mode=force_generic_plan")
+# On a Citus coordinator, set it to "force_custom_plan": Citus routes a
+# statement to its household's shard by the household's value, which a
+# generic plan does not have ("auto" may settle on one after five runs;
+# docs/operations.md, "Running on a Citus cluster").
+plan_cache_mode = os.environ.get("YORIK_DB_PLAN_CACHE_MODE", "force_generic_plan")
+if plan_cache_mode not in ("auto", "force_generic_plan", "force_custom_plan"):
+    raise ImproperlyConfigured(
+        "YORIK_DB_PLAN_CACHE_MODE must be auto, force_generic_plan or "
+        "force_custom_plan."
+    )
+server_settings.append(f"-c plan_cache_mode={plan_cache_mode}")
+# Citus only: "sequential" lets one transaction write a table copied to every
+# node and the household tables that reference it (deleting a member with
+# their leads, a household with everything), one connection per node.
+citus_modify_mode = os.environ.get("YORIK_CITUS_MULTI_SHARD_MODIFY_MODE", "")
+if citus_modify_mode not in ("", "parallel", "sequential"):
+    raise ImproperlyConfigured(
+        "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE must be parallel or sequential."
+    )
+if citus_modify_mode:
+    server_settings.append(f"-c citus.multi_shard_modify_mode={citus_modify_mode}")
 database_options["options"] = " ".join(filter(None, server_settings))
 # Statements written for yorik.database's preparing cursor (the token lookup,
 # rate limit and card INSERT of every API call, queries yorik.compiled compiles

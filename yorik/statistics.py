@@ -18,7 +18,6 @@ each table (300 times `default_statistics_target`).
 """
 
 from collections.abc import Iterable
-from functools import partial
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Model
@@ -30,6 +29,9 @@ SELECT stats.relname
 FROM pg_stat_user_tables AS stats
 JOIN pg_class ON pg_class.oid = stats.relid
 WHERE stats.relid IN (SELECT to_regclass(name) FROM unnest(%s::text[]) AS name)
+  -- On a Citus coordinator the rows are in shards on the workers, whose
+  -- own autovacuum analyses them.
+  AND NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
   AND stats.n_mod_since_analyze
       > current_setting('autovacuum_analyze_threshold')::float8
       + current_setting('autovacuum_analyze_scale_factor')::float8
@@ -48,9 +50,13 @@ def analyze_after_commit(
     the write has committed, and autovacuum analyses the tables later.
     """
     tables = sorted({model._meta.db_table for model in models})
-    transaction.on_commit(
-        partial(analyze_changed_tables, tables, using=using), using=using, robust=True
-    )
+
+    # A function, not a partial: Django names a robust callback that fails
+    # by its __qualname__.
+    def analyze_changed() -> None:
+        analyze_changed_tables(tables, using=using)
+
+    transaction.on_commit(analyze_changed, using=using, robust=True)
 
 
 def analyze_changed_tables(

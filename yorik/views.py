@@ -166,7 +166,7 @@ def _closed_card_page(request: HttpRequest, card_id: UUID, token: str) -> HttpRe
     In the card's household's language when the card is stored, else in the
     browser's. Nothing of the card is shown.
     """
-    closed = closed_link(card_id=card_id, token=token)
+    closed = closed_link(card_id=card_id, token=token, user=request.user)
     card_path = reverse("card", kwargs={"card_id": card_id})
     return render_page(
         request,

@@ -327,7 +327,7 @@ LEFT JOIN contacts_paperlessdocument d
   ON d.correspondent_id = c.id AND d.household_id = %(household)s::bigint
 WHERE c.household_id = %(household)s::bigint
   AND (c.folded_name LIKE ANY(%(stems)s) OR c.id = ANY(%(ids)s::bigint[]))
-GROUP BY c.id
+GROUP BY c.household_id, c.id
 ORDER BY c.name, c.id
 """
 _EVENTS = """

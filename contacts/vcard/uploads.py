@@ -76,7 +76,8 @@ def import_kept_upload(
     finds it gone (None). An import that would change something else writes
     nothing, and its summary lists what it would change now.
     """
-    if not VCardUpload.objects.select_for_update().filter(pk=upload.pk).exists():
+    kept = VCardUpload.objects.filter(household_id=upload.household_id, pk=upload.pk)
+    if not kept.select_for_update().exists():
         return None
     summary = import_vcards(
         household=upload.household,

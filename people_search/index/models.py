@@ -5,6 +5,7 @@ from pgvector.django import HnswIndex, VectorField
 
 from people_search.index.embeddings import DIMENSIONS
 from yorik.indexes import household_trigram_index
+from yorik.tenancy import HouseholdForeignKey, HouseholdRow
 
 
 class Subject(models.TextChoices):
@@ -15,7 +16,7 @@ class Subject(models.TextChoices):
     CONTACT = "contact"
 
 
-class NameWord(models.Model):
+class NameWord(HouseholdRow):
     """One distinct word of the household's names, with its embedding.
 
     Each word is embedded once however many names use it: identical vectors
@@ -49,18 +50,19 @@ class NameWord(models.Model):
         return self.word
 
 
-class NameWordUse(models.Model):
+class NameWordUse(HouseholdRow):
     """A word of the name of one member, lead or contact."""
 
     household = models.ForeignKey("household.Household", on_delete=models.CASCADE)
     subject = models.CharField(max_length=8, choices=Subject.choices)
     subject_id = models.BigIntegerField()
-    word = models.ForeignKey(NameWord, on_delete=models.CASCADE, related_name="uses")
+    word = HouseholdForeignKey(NameWord, on_delete=models.CASCADE, related_name="uses")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["subject", "subject_id", "word"], name="name_word_use_unique"
+                fields=["household", "subject", "subject_id", "word"],
+                name="name_word_use_unique",
             ),
             models.CheckConstraint(
                 condition=models.Q(subject__in=Subject.values),

@@ -156,7 +156,9 @@ def test_rows_are_stored_as_given_in_order_with_their_derived_columns(household)
     assert stored.addresses.get().city == "Berlin"
     derived = ("sort_name", "search_text", "phone_digits")
     before = list(Contact.objects.order_by("pk").values_list(*derived))
-    refresh_search_columns(contact_ids=[c.pk for c in contacts])
+    refresh_search_columns(
+        household_id=household.pk, contact_ids=[c.pk for c in contacts]
+    )
     assert list(Contact.objects.order_by("pk").values_list(*derived)) == before
     assert before[1][2] == "15123450001"
 

@@ -12,7 +12,7 @@ from compose.models import LetterTemplate
 from contacts.models import Contact, ContactChannel
 from contacts.providers.categories import get_category
 from contacts.providers.search import find_known_providers
-from household.models import CalendarEvent, Membership, UserProfile
+from household.models import CalendarEvent, EventAttendee, Membership, UserProfile
 from household.services import create_calendar_event
 from tests.builders import build_contact, build_lead, build_member
 from yorik.tokens import issue_token
@@ -410,7 +410,35 @@ def event_form(title: str) -> dict[str, str]:
         "ends_at_0": "",
         "ends_at_1": "",
         "location": "Praxis Dr. Öz, Hauptstr. 1, Berlin",
+        **attendee_rows(),
     }
+
+
+def attendee_rows(*profile_ids: int) -> dict[str, str]:
+    """Return the POST data of the event form's attendee rows."""
+    prefix = "eventattendee_set"
+    rows = {
+        f"{prefix}-TOTAL_FORMS": str(len(profile_ids)),
+        f"{prefix}-INITIAL_FORMS": "0",
+    }
+    for index, profile_id in enumerate(profile_ids):
+        rows[f"{prefix}-{index}-userprofile"] = str(profile_id)
+    return rows
+
+
+def test_an_attendee_added_in_admin_attends_in_the_events_household(
+    anna, household, admin_membership
+):
+    data = event_form("Elternabend") | attendee_rows(admin_membership.profile_id)
+
+    response = anna.post(reverse("admin:household_calendarevent_add"), data)
+
+    assert response.status_code == 302
+    event = CalendarEvent.objects.get()
+    assert list(event.attendees.all()) == [admin_membership.profile]
+    assert list(
+        EventAttendee.objects.values_list("household_id", "calendarevent_id")
+    ) == [(household.pk, event.pk)]
 
 
 def test_an_event_added_in_admin_is_found_by_its_folded_title(anna, household):

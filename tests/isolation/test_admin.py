@@ -306,7 +306,9 @@ def add_form(side: Side, form: str) -> tuple[type[models.Model], dict]:
                 "title": "Treffen",
                 "starts_at_0": "2025-01-01",
                 "starts_at_1": "10:00:00",
-                "attendees": [member.profile.pk],
+                "eventattendee_set-TOTAL_FORMS": "1",
+                "eventattendee_set-INITIAL_FORMS": "0",
+                "eventattendee_set-0-userprofile": member.profile.pk,
             },
         ),
         # A profile of the side without a membership, which the form would add.

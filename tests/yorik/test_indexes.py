@@ -41,9 +41,10 @@ def test_every_gin_index_keeps_a_short_pending_list(db) -> None:
 
 def _plan(queryset, index: str, *joined: str) -> str:
     """Return the plan of the queryset when the index is the only one of its
-    table beside the primary key, the `joined` tables have only theirs, and
-    every other way to read a table is off (a test's few rows would
-    otherwise get one): what it reads through the index.
+    table, the `joined` tables have only their primary keys, and every other
+    way to read a table is off (a test's few rows would otherwise get one):
+    what it reads through the index. (The table's own primary key, which
+    leads with household_id, would otherwise find the household's rows.)
 
     The other indexes are dropped in a transaction that is rolled back.
     """
@@ -55,15 +56,17 @@ def _plan(queryset, index: str, *joined: str) -> str:
             JOIN pg_class AS index ON index.oid = other.indexrelid
             LEFT JOIN pg_constraint AS constraint_
                 ON constraint_.conindid = other.indexrelid
+                AND constraint_.conrelid = other.indrelid
             WHERE (
                 other.indrelid = (
                     SELECT indrelid FROM pg_index WHERE indexrelid = %s::regclass
                 )
                 OR other.indrelid::regclass::text = ANY(%s)
             )
-            AND index.relname <> %s AND NOT other.indisprimary
+            AND index.relname <> %s
+            AND NOT (other.indisprimary AND other.indrelid::regclass::text = ANY(%s))
             """,
-            [index, list(joined), index],
+            [index, list(joined), index, list(joined)],
         )
         others = cursor.fetchall()
     try:
@@ -73,7 +76,7 @@ def _plan(queryset, index: str, *joined: str) -> str:
             for table, name, constraint in others:
                 if constraint:
                     cursor.execute(
-                        f'ALTER TABLE {table} DROP CONSTRAINT "{constraint}"'
+                        f'ALTER TABLE {table} DROP CONSTRAINT "{constraint}" CASCADE'
                     )
                 else:
                     cursor.execute(f'DROP INDEX "{name}"')

@@ -14,8 +14,9 @@ from django.db import connection, transaction
 
 from contacts.models import Contact, ContactChannel
 from household.icalendar_import import import_ics
-from household.models import CalendarEvent
+from household.models import CalendarEvent, Household
 from tests.builders import build_household
+from yorik.statistics import analyze_after_commit
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -106,3 +107,16 @@ def test_an_import_that_rolls_back_analyses_nothing():
         transaction.set_rollback(True)
 
     assert statistics(CalendarEvent) == before
+
+
+def test_an_analysis_that_fails_is_logged_and_the_write_stands(caplog, monkeypatch):
+    def fail(tables, *, using):
+        raise RuntimeError("the server went away")
+
+    monkeypatch.setattr("yorik.statistics.analyze_changed_tables", fail)
+    with transaction.atomic():
+        household = build_household("becker")
+        analyze_after_commit([Household])
+
+    assert Household.objects.filter(pk=household.pk).exists()
+    assert "the server went away" in caplog.text

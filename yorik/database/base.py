@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from django.db.backends.postgresql import base, client, operations
+from django.db.backends.postgresql import base, client, features, operations
 from django.db.backends.utils import CursorWrapper
 from django.utils.asyncio import async_unsafe
 
@@ -91,11 +91,25 @@ class DatabaseOperations(operations.DatabaseOperations):
         return super().last_executed_query(cursor, sql, params)
 
 
+class DatabaseFeatures(features.DatabaseFeatures):
+    def allows_group_by_selected_pks_on_model(self, model) -> bool:
+        """Django groups by a model's `id` alone when PostgreSQL knows the
+        other columns follow from it; a household's row is keyed by
+        (household_id, id) in the database, so `id` alone does not say so."""
+        # Imported here: yorik.tenancy imports the ORM, which loads backends.
+        from yorik.tenancy import is_household_row
+
+        if is_household_row(model):
+            return False
+        return super().allows_group_by_selected_pks_on_model(model)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     """PostgreSQL through DeadlineConnection; ANSWER_TIMEOUT in the settings."""
 
     Database = Driver()
     client_class = DatabaseClient
+    features_class = DatabaseFeatures
     ops_class = DatabaseOperations
 
     def get_connection_params(self):

@@ -1,3 +1,6 @@
+from itertools import groupby
+from operator import itemgetter
+
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from tqdm import tqdm
@@ -22,19 +25,24 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, household: str | None, **options) -> None:
-        contacts = Contact.objects.order_by("pk")
+        contacts = Contact.objects.order_by("household_id", "pk")
         if household:
             if not Household.objects.filter(slug=household).exists():
                 raise CommandError(f"No household {household!r}.")
             contacts = contacts.filter(household__slug=household)
-        ids = list(contacts.values_list("pk", flat=True))
+        rows = list(contacts.values_list("household_id", "pk"))
         with tqdm(
-            total=len(ids), unit="contact", file=self.stderr, disable=None
+            total=len(rows), unit="contact", file=self.stderr, disable=None
         ) as bar:
-            for start in range(0, len(ids), BATCH):
-                batch = ids[start : start + BATCH]
-                # One transaction per batch: its names are embedded as it commits.
-                with transaction.atomic():
-                    refresh_search_columns(contact_ids=batch)
-                bar.update(len(batch))
-        self.stdout.write(f"Refreshed the search columns of {len(ids)} contacts.")
+            for household_id, group in groupby(rows, key=itemgetter(0)):
+                ids = [pk for _, pk in group]
+                for start in range(0, len(ids), BATCH):
+                    batch = ids[start : start + BATCH]
+                    # One transaction per batch: its names are embedded as it
+                    # commits.
+                    with transaction.atomic():
+                        refresh_search_columns(
+                            household_id=household_id, contact_ids=batch
+                        )
+                    bar.update(len(batch))
+        self.stdout.write(f"Refreshed the search columns of {len(rows)} contacts.")

@@ -1,0 +1,92 @@
+"""Run the app's skill, isolation and import tests against a Citus cluster.
+
+`python -m tests.citus.suite [pytest arguments]` builds Citus when needed
+(tests.citus.build), starts a coordinator and two workers on loopback,
+points Django at the coordinator with the settings Citus needs, and runs
+the tests below there: pytest-django migrates the test database and
+tests/conftest.py distributes its tables by household before the first
+test. Without the Citus source or its build tools it says so and passes,
+unless YORIK_REQUIRE_CITUS=1.
+"""
+
+import os
+import subprocess
+import sys
+
+from tests.citus.build import CitusUnavailable, ensure_citus
+from tests.citus.cluster import temporary_cluster
+
+# The tests of every skill, of isolation between households, and of the
+# imports, as they run on plain PostgreSQL.
+APP_TESTS = [
+    "tests/people_search",
+    "tests/compose",
+    "tests/isolation",
+    "tests/contacts/test_list_contacts_for_picking.py",
+    "tests/contacts/test_providers.py",
+    "tests/contacts/vcard",
+    "tests/household/test_bundles.py",
+    "tests/household/test_import_ics.py",
+    "tests/yorik/test_api.py",
+    "tests/yorik/test_cards.py",
+    "tests/yorik/test_input_limits.py",
+    "tests/yorik/test_mcp.py",
+    "tests/yorik/test_rate_limits.py",
+    "tests/yorik/test_skill_costs.py",
+    "tests/yorik/test_tokens.py",
+    "tests/citus/test_distribution.py",
+]
+# Plans read with EXPLAIN, and the generic plans of plain PostgreSQL, which
+# Citus does not use ("auto" lets it route each statement by its household).
+IGNORED = ["tests/people_search/test_statements.py"]
+DESELECTED = [
+    "tests/people_search/test_people_search.py::"
+    "test_connections_come_with_the_lanes_settings_and_generic_plans",
+    "tests/people_search/test_typo_lane.py::"
+    "test_the_lane_is_planned_once_and_still_finds_each_households_own",
+]
+# pytest-xdist's workers, each with its own test database on the cluster.
+WORKERS = 2
+TEST_DATABASES = [f"test_yorik_gw{worker}" for worker in range(WORKERS)]
+
+
+def main() -> int:
+    try:
+        ensure_citus(say=lambda message: print(message, file=sys.stderr))
+    except CitusUnavailable as reason:
+        if os.environ.get("YORIK_REQUIRE_CITUS") == "1":
+            print(f"{reason}, but YORIK_REQUIRE_CITUS=1 requires Citus")
+            return 1
+        print(f"{reason}: the app's tests on a Citus cluster are skipped.")
+        return 0
+    with temporary_cluster() as cluster:
+        for database in ("yorik", *TEST_DATABASES):
+            cluster.create_database(database)
+        environment = {
+            **os.environ,
+            "DATABASE_URL": cluster.url("yorik"),
+            "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
+            "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
+            "YORIK_CITUS_SUITE": "1",
+        }
+        arguments = sys.argv[1:]
+        if all(argument.startswith("-") for argument in arguments):
+            arguments += APP_TESTS
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-n",
+            str(WORKERS),
+            "-m",
+            "not browser and not citus",
+            *(f"--ignore={path}" for path in IGNORED),
+            *(f"--deselect={test}" for test in DESELECTED),
+            *arguments,
+        ]
+        print("On a Citus cluster:", " ".join(command[3:]), flush=True)
+        return subprocess.run(command, env=environment, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Turn a migrated database on a Citus coordinator into Yorik's distributed layout.
+
+Tables of a household's rows (yorik.tenancy.is_household_row) are
+distributed by `household_id`, all co-located, so that a household's rows
+of every table are on one node and a statement naming the household runs
+there alone. Every other table of a model is a reference table, copied to
+every node, so that any node can join it; the tables in
+yorik.tenancy.LOCAL_TABLES stay on the coordinator.
+
+Tables are distributed parents first: Citus needs a foreign key's target
+distributed (or copied) before the table that references it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from graphlib import TopologicalSorter
+
+from django.apps import apps
+from django.db import connection, transaction
+
+from yorik.tenancy import (
+    COORDINATOR_TABLES,
+    HOUSEHOLD_FIELD,
+    LOCAL_TABLES,
+    is_household_row,
+)
+
+DISTRIBUTED = "distributed"
+REFERENCE = "reference"
+COORDINATOR = "coordinator"
+
+
+# pg_dist_partition's (partmethod, repmodel): hash-distributed; or not
+# distributed and copied by two-phase commit (a reference table) or kept in
+# one place (a table on the coordinator that Citus knows).
+PLACEMENT_METHODS = {("h", "s"): DISTRIBUTED, ("n", "t"): REFERENCE}
+
+
+class NotCitus(Exception):
+    """The database is not a Citus coordinator."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    table: str
+    kind: str  # DISTRIBUTED or REFERENCE
+
+
+def table_kinds() -> dict[str, str]:
+    """Return every model table that leaves the coordinator and how."""
+    kinds: dict[str, str] = {}
+    for model in apps.get_models(include_auto_created=True):
+        table = model._meta.db_table
+        if table in LOCAL_TABLES or not model._meta.managed:
+            continue
+        if table in COORDINATOR_TABLES:
+            kinds[table] = COORDINATOR
+        else:
+            kinds[table] = DISTRIBUTED if is_household_row(model) else REFERENCE
+    return kinds
+
+
+def _foreign_keys(cursor) -> dict[str, set[str]]:
+    cursor.execute(
+        "SELECT conrelid::regclass::text, confrelid::regclass::text "
+        "FROM pg_constraint WHERE contype = 'f' "
+        "AND connamespace = 'public'::regnamespace"
+    )
+    parents: dict[str, set[str]] = {}
+    for table, parent in cursor.fetchall():
+        if table != parent:
+            parents.setdefault(table.strip('"'), set()).add(parent.strip('"'))
+    return parents
+
+
+def placements() -> list[Placement]:
+    """Return the tables to place, each after the tables it references."""
+    kinds = table_kinds()
+    with connection.cursor() as cursor:
+        parents = _foreign_keys(cursor)
+    order = TopologicalSorter(
+        {table: parents.get(table, set()) & kinds.keys() for table in kinds}
+    )
+    return [Placement(table, kinds[table]) for table in order.static_order()]
+
+
+def placed_tables() -> dict[str, str]:
+    """Return the tables Citus already places, by kind."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT logicalrelid::regclass::text, partmethod, repmodel "
+            "FROM pg_dist_partition"
+        )
+        return {
+            table.strip('"'): PLACEMENT_METHODS.get((method, model), COORDINATOR)
+            for table, method, model in cursor.fetchall()
+        }
+
+
+def is_citus() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_extension WHERE extname = 'citus'")
+        return cursor.fetchone() is not None
+
+
+def _detach_foreign_keys(tables: set[str]) -> list[str]:
+    """Drop the foreign keys from the tables to be placed; return the
+    statements that add them back.
+
+    Placing a table referenced by a table still on the coordinator alone
+    (or referencing one) makes Citus convert that other table in place,
+    which it cannot do for a table with an identity column, as Django's
+    ids are. Placed without their foreign keys, the tables are then joined
+    up again, each key checked by Citus on the nodes.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
+            "FROM pg_constraint WHERE contype = 'f' "
+            "AND connamespace = 'public'::regnamespace"
+        )
+        keys = [row for row in cursor.fetchall() if row[0].strip('"') in tables]
+        restore = []
+        for table, name, definition in keys:
+            cursor.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
+            restore.append(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
+    return restore
+
+
+def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
+    """Place every table not placed yet; yield each with whether it was placed now.
+
+    Idempotent: tables Citus places already are passed over. The first
+    distributed table gets `shard_count` shards and every other one is
+    co-located with it. One transaction: a failure places nothing.
+    """
+    if not is_citus():
+        raise NotCitus("The database has no citus extension.")
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            # Foreign keys to reference tables are added in the same
+            # transaction as the shards: one connection per node.
+            cursor.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+        placed = placed_tables()
+        order = placements()
+        restore = _detach_foreign_keys(
+            {placement.table for placement in order if placement.table not in placed}
+        )
+        colocate_with = next(
+            (table for table, kind in placed.items() if kind == DISTRIBUTED), None
+        )
+        for placement in order:
+            if placement.table in placed:
+                yield placement, False
+                continue
+            with connection.cursor() as cursor:
+                if placement.kind == REFERENCE:
+                    cursor.execute(
+                        "SELECT create_reference_table(%s)", [placement.table]
+                    )
+                elif placement.kind == COORDINATOR:
+                    cursor.execute(
+                        "SELECT citus_add_local_table_to_metadata(%s)",
+                        [placement.table],
+                    )
+                elif colocate_with is None:
+                    cursor.execute(
+                        "SELECT create_distributed_table(%s, %s, shard_count => %s)",
+                        [placement.table, f"{HOUSEHOLD_FIELD}_id", shard_count],
+                    )
+                    colocate_with = placement.table
+                else:
+                    cursor.execute(
+                        "SELECT create_distributed_table(%s, %s, colocate_with => %s)",
+                        [placement.table, f"{HOUSEHOLD_FIELD}_id", colocate_with],
+                    )
+            yield placement, True
+        with connection.cursor() as cursor:
+            for statement in restore:
+                cursor.execute(statement)
