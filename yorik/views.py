@@ -190,10 +190,18 @@ def _card_page(
     params: Mapping[str, str] | None = None,
 ) -> HttpResponse:
     card = opened.card
+    # A visitor through the link who taps a row of a members' page logs in
+    # first and comes back to the card (LoginView says why, from `for`).
+    visitor = token and not request.user.is_authenticated
     context = {
         "card": card,
         "household": card.household,
         "token": token,
+        "login_then_card": (
+            f"{reverse('login')}?{urlencode({'next': card_url(card.pk, token)})}"
+            if visitor
+            else ""
+        ),
         "error": error,
         **opened.context(request.GET if params is None else params),
     }
@@ -302,12 +310,15 @@ class LoginView(auth_views.LoginView):
     """Django's login, in the pages' layout: for every member, not only staff.
 
     When it was asked for by a page (`next`), it says why, in that page's
-    words (explains_login), and returns there afterwards.
+    words (explains_login), and returns there afterwards. A card's row sends
+    a visitor here with `next` the card and `for` the page the row leads to:
+    the words are that page's.
     """
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        next_path = urlsplit(self.get_redirect_url()).path
+        shown = self.request.GET.get("for", "") or self.get_redirect_url()
+        next_path = urlsplit(shown).path
         try:
             view = resolve(next_path).func if next_path else None
         except Resolver404:

@@ -139,7 +139,7 @@ def test_a_row_opens_its_contact_through_the_cards_link(
     page.get_by_role("heading", level=1, name="Kontakte").wait_for()
 
 
-def test_a_people_results_row_asks_for_a_login_saying_why_and_returns(
+def test_a_people_results_row_asks_for_a_login_saying_why_and_returns_to_the_card(
     page, api, household, screenshot, accessible
 ):
     build_member(household, "sabine", first_name="Sabine", last_name="Meier")
@@ -159,6 +159,9 @@ def test_a_people_results_row_asks_for_a_login_saying_why_and_returns(
     page.get_by_label("Passwort").fill(PASSWORD)
     page.get_by_role("button", name="Anmelden").click()
 
+    # Back on the card, now as a member: the row opens the member's page.
+    page.wait_for_url(f"**{relative(url)}")
+    page.get_by_role("link", name="Sabine Meier").click()
     page.get_by_role("heading", level=1, name="Sabine Meier").wait_for()
     assert "/de/dashboard/members/" in page.url
     accessible(page)

@@ -46,13 +46,16 @@ def test_rows_show_contact_role_status_and_similar_names_in_german(api, people):
     assert "Ähnlicher Name" in page
 
 
-def test_rows_link_to_the_dashboard(api, people, household):
+def test_rows_of_a_visitor_log_in_for_the_dashboard_and_come_back(
+    api, people, household
+):
     page = open_card(api, "Meier").content.decode()
 
     member = household.memberships.get(profile__username="sabine")
     lead = household.leads.get()
-    assert f'href="/de/dashboard/members/{member.pk}"' in page
-    assert f'href="/de/dashboard/leads?lead={lead.pk}"' in page
+    assert f"for=%2Fde%2Fdashboard%2Fmembers%2F{member.pk}" in page
+    assert f"for=%2Fde%2Fdashboard%2Fleads%3Flead%3D{lead.pk}" in page
+    assert 'href="/accounts/login/?next=%2Fcards%2F' in page
 
 
 def test_no_hit_says_no_one_matches(api_as, other_household):

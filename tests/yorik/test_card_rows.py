@@ -231,6 +231,29 @@ def test_after_the_login_the_member_is_back_where_the_row_led(
     assert response.url == target
 
 
+def test_a_visitors_row_asks_for_a_login_saying_why_and_returns_to_the_card(
+    api, household, admin_membership
+):
+    import html
+    import re
+
+    sabine = build_member(household, "sabine", first_name="Sabine", last_name="Meier")
+    url = api.call("people_search", {"query": "Sabine"}).json()["card"]["url"]
+    card_path = url.split("testserver", 1)[-1]
+    visitor = Client()
+
+    card = visitor.get(card_path).text
+    (row,) = re.findall(r'href="([^"]*)"[^>]*>\s*<span class="row-text">', card)
+    login = visitor.get(html.unescape(row))
+    back = visitor.post(html.unescape(row), {"username": "anna", "password": PASSWORD})
+
+    assert "Log in to see this member of the household." in login.text
+    assert back.status_code == 302
+    assert back.url == card_path
+    member_card = visitor.get(card_path).text
+    assert f'href="/de/dashboard/members/{sabine.pk}"' in member_card
+
+
 def test_a_login_of_its_own_gives_no_reason(client, db):
     page = client.get("/accounts/login/").text
 
