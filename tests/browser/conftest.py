@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import PASSWORD
+
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -101,3 +103,12 @@ def screenshot() -> Callable:
         return path
 
     return save
+
+
+def log_in(page, username: str, login_path: str = "/accounts/login/") -> None:
+    """Log in through the German login form and wait until it is left."""
+    page.goto(login_path)
+    page.get_by_label("Benutzername").fill(username)
+    page.get_by_label("Passwort").fill(PASSWORD)
+    page.get_by_role("button", name="Anmelden").click()
+    page.wait_for_url(lambda url: login_path not in url)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.browser.conftest import VIEWPORT_IDS, VIEWPORTS
-from tests.builders import PASSWORD, build_contact, build_lead
+from tests.browser.conftest import VIEWPORT_IDS, VIEWPORTS, log_in
+from tests.builders import build_contact, build_lead
 from yorik.cards import card_link, create_card
 
 pytestmark = pytest.mark.browser
@@ -48,11 +48,7 @@ def test_card_and_error_pages_pass_axe(
 def test_member_pages_pass_axe(page, household, admin_membership, accessible):
     build_contact(household, "Gisela Becker", relation="Großmutter")
     lead = build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
-    page.goto("/accounts/login/")
-    page.get_by_label("Benutzername").fill("anna")
-    page.get_by_label("Passwort").fill(PASSWORD)
-    page.get_by_role("button", name="Anmelden").click()
-    page.wait_for_url("**/contacts/")
+    log_in(page, "anna")
 
     for path in [
         "/contacts/",
@@ -68,11 +64,7 @@ def test_the_admin_lists_yorik_configures_pass_axe(
 ):
     build_contact(household, "Gisela Becker", relation="Großmutter")
     build_lead(household, "Dana", last_name="Levi", owner=admin_membership)
-    page.goto("/admin/login/")
-    page.get_by_label("Benutzername").fill("anna")
-    page.get_by_label("Passwort").fill(PASSWORD)
-    page.get_by_role("button", name="Anmelden").click()
-    page.wait_for_url("**/admin/")
+    log_in(page, "anna", "/admin/login/")
 
     for path in [
         "/admin/",

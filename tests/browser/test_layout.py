@@ -2,7 +2,8 @@
 
 import pytest
 
-from tests.builders import PASSWORD, build_contact, build_lead
+from tests.browser.conftest import log_in
+from tests.builders import build_contact, build_lead
 from yorik.cards import card_link, create_card, pick_contact
 
 pytestmark = pytest.mark.browser
@@ -44,14 +45,6 @@ def assert_no_sideways_scrolling(page):
 
 def width_of(locator):
     return locator.evaluate("element => element.getBoundingClientRect().width")
-
-
-def log_in(page, username):
-    page.goto("/accounts/login/")
-    page.get_by_label("Benutzername").fill(username)
-    page.get_by_label("Passwort").fill(PASSWORD)
-    page.get_by_role("button", name="Anmelden").click()
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)
 
 
 @pytest.mark.parametrize("viewport", PHONES, ids=["390", "320"])
