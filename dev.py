@@ -44,8 +44,8 @@ def manage(*args: str) -> None:
 
 def run(args: list[str]) -> None:
     manage("migrate", "--verbosity", "0")
-    manage("seed_demo", "--login")
     address = args[0] if args else "127.0.0.1:8000"
+    manage("seed_demo", "--login", "--address", address)
     os.execv(PYTHON, [str(PYTHON), str(ROOT / "manage.py"), "runserver", address])
 
 

@@ -41,3 +41,13 @@ def test_seed_demo_login_prints_a_password_and_a_token(capsys):
     output = capsys.readouterr().out
     assert "Admin login:  anna / " in output
     assert "API token:    yk_" in output
+
+
+@pytest.mark.django_db
+def test_seed_demo_login_names_the_address_the_app_is_served_on(capsys):
+    call_command("seed_demo", "--login", "--address", "127.0.0.1:8011")
+
+    output = capsys.readouterr().out
+    assert "http://127.0.0.1:8011/admin/" in output
+    assert "http://127.0.0.1:8011/api/skills/" in output
+    assert ":8000" not in output

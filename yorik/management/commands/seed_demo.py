@@ -26,8 +26,13 @@ class Command(BaseCommand):
             action="store_true",
             help="print a new password and API token for the first demo admin",
         )
+        parser.add_argument(
+            "--address",
+            default="127.0.0.1:8000",
+            help="where the app is served, for the URLs --login prints",
+        )
 
-    def handle(self, *args, reset: bool, login: bool, **options) -> None:
+    def handle(self, *args, reset: bool, login: bool, address: str, **options) -> None:
         bundles = sorted(DEMO_DIR.glob("*.json"))
         for path in bundles:
             bundle = read_bundle(path)
@@ -47,10 +52,12 @@ class Command(BaseCommand):
                 raise CommandError(f"{path.name} is not a valid bundle.") from error
             self.stdout.write(f"Loaded demo household {slug!r} from {path.name}.")
         if login and bundles:
-            self._print_login(read_bundle(bundles[0])["household"]["slug"])
+            self._print_login(
+                read_bundle(bundles[0])["household"]["slug"], address=address
+            )
 
     @transaction.atomic
-    def _print_login(self, slug: str) -> None:
+    def _print_login(self, slug: str, *, address: str) -> None:
         membership = (
             Membership.objects.select_related("profile__user")
             .filter(household__slug=slug, role=Role.ADMIN, profile__user__isnull=False)
@@ -70,10 +77,10 @@ class Command(BaseCommand):
                 [
                     "",
                     f"Admin login:  {user.username} / {password}",
-                    "              http://127.0.0.1:8000/admin/",
+                    f"              http://{address}/admin/",
                     f"API token:    {token}",
                     "  curl -H 'Authorization: Bearer <token>' "
-                    "http://127.0.0.1:8000/api/skills/",
+                    f"http://{address}/api/skills/",
                     "",
                 ]
             )
