@@ -2,13 +2,15 @@
 
 import pytest
 
-from tests.builders import PASSWORD, build_lead, build_member
+from tests.browser.conftest import log_in
+from tests.builders import build_lead, build_member
 
 pytestmark = pytest.mark.browser
 
 
-def test_admin_scripts_run_under_the_policy(page, admin_membership):
-    refused = []
+def policy_refusals(page) -> list[str]:
+    """Return a list that collects what the Content-Security-Policy refuses."""
+    refused: list[str] = []
     page.on(
         "console",
         lambda message: (
@@ -17,10 +19,12 @@ def test_admin_scripts_run_under_the_policy(page, admin_membership):
             else None
         ),
     )
-    page.goto("/admin/login/")
-    page.fill("#id_username", "anna")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    return refused
+
+
+def test_admin_scripts_run_under_the_policy(page, admin_membership):
+    refused = policy_refusals(page)
+    log_in(page, "anna", "/admin/login/")
     page.goto("/admin/contacts/contact/add/")
     aliases = page.locator("#aliases-group tr.form-row:not(.empty-form)")
     before = aliases.count()
@@ -37,19 +41,8 @@ def test_leads_are_filtered_by_an_owner_typed_into_the_search_box(
     ben = build_member(household, "ben", first_name="Ben", last_name="Becker")
     build_lead(household, "Dana", last_name="Levi", owner=ben)
     build_lead(household, "Eli", last_name="Cohen", owner=admin_membership)
-    refused = []
-    page.on(
-        "console",
-        lambda message: (
-            refused.append(message.text)
-            if "Content Security Policy" in message.text
-            else None
-        ),
-    )
-    page.goto("/admin/login/")
-    page.fill("#id_username", "anna")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    refused = policy_refusals(page)
+    log_in(page, "anna", "/admin/login/")
     page.goto("/admin/household/lead/")
 
     page.locator("#changelist-filter .select2-selection").click()
