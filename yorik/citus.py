@@ -62,27 +62,36 @@ def table_kinds() -> dict[str, str]:
     return kinds
 
 
-def _foreign_keys(cursor) -> dict[str, set[str]]:
-    cursor.execute(
-        "SELECT conrelid::regclass::text, confrelid::regclass::text "
-        "FROM pg_constraint WHERE contype = 'f' "
-        "AND connamespace = 'public'::regnamespace"
-    )
-    parents: dict[str, set[str]] = {}
-    for table, parent in cursor.fetchall():
-        if table != parent:
-            parents.setdefault(table.strip('"'), set()).add(parent.strip('"'))
-    return parents
+@dataclass(frozen=True)
+class ForeignKey:
+    table: str
+    parent: str
+    name: str
+    definition: str
+
+
+def foreign_keys() -> list[ForeignKey]:
+    """Return the foreign keys between the tables of the public schema."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT child.relname, parent.relname, key.conname, "
+            "pg_get_constraintdef(key.oid) "
+            "FROM pg_constraint AS key "
+            "JOIN pg_class AS child ON child.oid = key.conrelid "
+            "JOIN pg_class AS parent ON parent.oid = key.confrelid "
+            "WHERE key.contype = 'f' AND key.connamespace = 'public'::regnamespace"
+        )
+        return [ForeignKey(*row) for row in cursor.fetchall()]
 
 
 def placements() -> list[Placement]:
     """Return the tables to place, each after the tables it references."""
     kinds = table_kinds()
-    with connection.cursor() as cursor:
-        parents = _foreign_keys(cursor)
-    order = TopologicalSorter(
-        {table: parents.get(table, set()) & kinds.keys() for table in kinds}
-    )
+    parents: dict[str, set[str]] = {table: set() for table in kinds}
+    for key in foreign_keys():
+        if key.table in kinds and key.parent in kinds and key.table != key.parent:
+            parents[key.table].add(key.parent)
+    order = TopologicalSorter(parents)
     return [Placement(table, kinds[table]) for table in order.static_order()]
 
 
@@ -90,11 +99,11 @@ def placed_tables() -> dict[str, str]:
     """Return the tables Citus already places, by kind."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT logicalrelid::regclass::text, partmethod, repmodel "
-            "FROM pg_dist_partition"
+            "SELECT relname, partmethod, repmodel FROM pg_dist_partition "
+            "JOIN pg_class ON pg_class.oid = logicalrelid"
         )
         return {
-            table.strip('"'): PLACEMENT_METHODS.get((method, model), COORDINATOR)
+            table: PLACEMENT_METHODS.get((method, model), COORDINATOR)
             for table, method, model in cursor.fetchall()
         }
 
@@ -115,17 +124,17 @@ def _detach_foreign_keys(tables: set[str]) -> list[str]:
     ids are. Placed without their foreign keys, the tables are then joined
     up again, each key checked by Citus on the nodes.
     """
+    quote = connection.ops.quote_name
+    restore = []
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) "
-            "FROM pg_constraint WHERE contype = 'f' "
-            "AND connamespace = 'public'::regnamespace"
-        )
-        keys = [row for row in cursor.fetchall() if row[0].strip('"') in tables]
-        restore = []
-        for table, name, definition in keys:
-            cursor.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
-            restore.append(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
+        for key in foreign_keys():
+            if key.table not in tables:
+                continue
+            table, name = quote(key.table), quote(key.name)
+            cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
+            restore.append(
+                f"ALTER TABLE {table} ADD CONSTRAINT {name} {key.definition}"
+            )
     return restore
 
 
