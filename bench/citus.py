@@ -54,8 +54,7 @@ INPUTS_PER_HOUSEHOLD = 2
 WARMUP_ROUNDS = 1
 # Settings the app needs on a Citus coordinator (docs/operations.md).
 CITUS_SETTINGS = {
-    "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
-    "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
+    "YORIK_CITUS": "1",
 }
 SKILLS = (
     "find_person",

@@ -42,13 +42,13 @@ SHARED_MODELS = frozenset(
     }
 )
 
-# Tables that stay on the coordinator alone: no household and no reference
-# to or from any other table (the cache, sessions, applied migrations).
-LOCAL_TABLES = frozenset({"django_migrations", "django_session", "yorik_cache"})
-
-# Tables that stay on the coordinator but that one statement writes while it
-# reads the shared tables: the request counts, written by the token lookup.
-COORDINATOR_TABLES = frozenset({"yorik_ratecounter"})
+# Tables that stay on the coordinator, unknown to Citus: no household, no
+# reference to or from any other table, and no statement that joins them to
+# one (the cache, sessions, request counts, applied migrations). A statement
+# on them alone is planned by PostgreSQL as on one server.
+LOCAL_TABLES = frozenset(
+    {"django_migrations", "django_session", "yorik_cache", "yorik_ratecounter"}
+)
 
 
 def is_household_row(model: type[models.Model]) -> bool:

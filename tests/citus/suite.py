@@ -65,8 +65,7 @@ def main() -> int:
         environment = {
             **os.environ,
             "DATABASE_URL": cluster.url("yorik"),
-            "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
-            "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
+            "YORIK_CITUS": "1",
             "YORIK_CITUS_SUITE": "1",
         }
         arguments = sys.argv[1:]

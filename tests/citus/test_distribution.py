@@ -60,6 +60,24 @@ def test_distributing_again_places_nothing():
     assert "contacts_contact: already distributed" in output.getvalue()
 
 
+def test_a_local_table_citus_knows_is_given_back_to_the_coordinator_alone():
+    """The request counts are read and written alone, by PostgreSQL's own
+    planner, once Citus does not know their table."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT citus_add_local_table_to_metadata('yorik_ratecounter')")
+    output = StringIO()
+
+    call_command("distribute_tables", stdout=output)
+
+    assert "yorik_ratecounter: given back to the coordinator alone" in output.getvalue()
+    assert "yorik_ratecounter" not in placements()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relpersistence FROM pg_class WHERE relname = 'yorik_ratecounter'"
+        )
+        assert cursor.fetchone() == ("u",)
+
+
 @pytest.fixture
 def demo(db, api_as):
     household = committed(import_household)(bundle=json.loads(DEMO.read_text()))

@@ -1,14 +1,13 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from yorik.citus import COORDINATOR, DISTRIBUTED, REFERENCE, NotCitus, distribute
+from yorik.citus import DISTRIBUTED, LOCAL, REFERENCE, NotCitus, distribute
 
 STATES = {
     (DISTRIBUTED, True): "distributed by household",
     (DISTRIBUTED, False): "already distributed",
     (REFERENCE, True): "copied to every node",
     (REFERENCE, False): "already copied to every node",
-    (COORDINATOR, True): "kept on the coordinator, known to Citus",
-    (COORDINATOR, False): "already kept on the coordinator",
+    (LOCAL, True): "given back to the coordinator alone",
 }
 
 
