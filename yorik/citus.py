@@ -13,7 +13,7 @@ distributed (or copied) before the table that references it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from graphlib import TopologicalSorter
 
@@ -207,3 +207,21 @@ def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
         with connection.cursor() as cursor:
             for statement in restore:
                 cursor.execute(statement)
+
+
+def set_session_defaults(settings: Mapping[str, str]) -> None:
+    """Make the settings every new session's defaults in this database, on
+    the coordinator and, through Citus, on every worker.
+
+    A statement routed to a worker runs in a session Citus opened there,
+    which takes none of the settings the app's session SET on the
+    coordinator. Names and values are the app's own constants, written
+    out: ALTER DATABASE takes no parameters. Sessions already open keep
+    what they had.
+    """
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_database()")
+        (database,) = cursor.fetchone()
+        for name, value in settings.items():
+            cursor.execute(f"ALTER DATABASE {quote(database)} SET {name} = {value}")

@@ -16,6 +16,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from household.models import Membership, Role
+from people_search.index.embeddings import DIMENSIONS
+from people_search.index.models import NameWord
 from tests.builders import committed
 from yorik.bundles import import_household
 from yorik.tenancy import SHARED_MODELS, is_household_row
@@ -76,6 +78,23 @@ def test_a_local_table_citus_knows_is_given_back_to_the_coordinator_alone():
             "SELECT relpersistence FROM pg_class WHERE relname = 'yorik_ratecounter'"
         )
         assert cursor.fetchone() == ("u",)
+
+
+def test_a_households_shard_compares_words_as_the_similar_name_lane_does(household):
+    """A statement routed to a worker runs in a session Citus opened there,
+    which has the lane's settings from its database, not from the app's
+    session: "wolf" and "wulf" share a quarter of their trigrams, which is
+    enough for the lane (TRIGRAM_FLOOR) and not for pg_trgm's default."""
+    NameWord.objects.create(
+        household=household, word="wulf", embedding=[0.0] * (DIMENSIONS - 1) + [1.0]
+    )
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT word %% 'wolf' FROM people_search_nameword WHERE household_id = %s",
+            [household.pk],
+        )
+        assert cursor.fetchall() == [(True,)]
 
 
 @pytest.fixture

@@ -1,6 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from yorik.citus import DISTRIBUTED, LOCAL, REFERENCE, NotCitus, distribute
+from people_search.index.similar import LANE_SETTINGS
+from yorik.citus import (
+    DISTRIBUTED,
+    LOCAL,
+    REFERENCE,
+    NotCitus,
+    distribute,
+    set_session_defaults,
+)
 
 STATES = {
     (DISTRIBUTED, True): "distributed by household",
@@ -14,8 +22,9 @@ STATES = {
 class Command(BaseCommand):
     help = (
         "On a Citus coordinator, distribute the household tables by household_id "
-        "and copy the shared tables to every node. Run it after migrate; running "
-        "it again places only tables it has not placed yet."
+        "and copy the shared tables to every node; give every node's sessions the "
+        "settings the search statements need. Run it after migrate and after "
+        "adding a node; running it again places only tables it has not placed yet."
     )
 
     def add_arguments(self, parser) -> None:
@@ -36,4 +45,7 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{error} Run migrate on a Citus coordinator."
             ) from error
+        set_session_defaults(LANE_SETTINGS)
+        for name, value in LANE_SETTINGS.items():
+            self.stdout.write(f"every node's sessions: {name} = {value}")
         self.stdout.write(f"{placed} table(s) placed.")
