@@ -159,7 +159,11 @@ else:
 # cluster"): the settings below that Citus needs default to its values, and
 # the token lookup and its rate count run as two statements (household.
 # authentication).
-YORIK_CITUS = env_bool("YORIK_CITUS", default=False)
+# Setting Citus's modify mode alone says as much.
+YORIK_CITUS = env_bool(
+    "YORIK_CITUS",
+    default=bool(os.environ.get("YORIK_CITUS_MULTI_SHARD_MODIFY_MODE")),
+)
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DJANGO_CONN_MAX_AGE", "60"))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # A database that is down or hung must not hold a request for long (granian
