@@ -111,6 +111,26 @@ class HouseholdRow(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         if (
+            self._state.adding
+            and self.pk is not None
+            and not kwargs.get("force_insert")
+            and not kwargs.get("force_update")
+            and kwargs.get("update_fields") is None
+        ):
+            # A new row given its id (a merged contact restored): Django would
+            # first UPDATE the id, household and all, across every household.
+            # Look in the row's household instead, and insert or update it.
+            self._state.adding = not (
+                type(self)
+                ._base_manager.filter(
+                    **{f"{HOUSEHOLD_FIELD}_id": getattr(self, f"{HOUSEHOLD_FIELD}_id")},
+                    pk=self.pk,
+                )
+                .exists()
+            )
+            if self._state.adding:
+                kwargs["force_insert"] = True
+        if (
             not self._state.adding
             and kwargs.get("update_fields") is None
             and not kwargs.get("force_insert")

@@ -10,7 +10,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    # The run's own DJANGO_ settings, and those it was given for Citus, are
+    # the test's to give.
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "YORIK_CITUS", "YORIK_DB_PLAN_CACHE_MODE"))
+    }
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
