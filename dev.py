@@ -64,8 +64,8 @@ def test(args: list[str]) -> None:
     if args:
         os.execv(PYTHON, [str(PYTHON), "-m", "pytest", *args])
     suite = subprocess.run([str(PYTHON), "-m", "pytest"], check=False)
-    # The skill, isolation and import tests again, on a Citus cluster (skipped,
-    # with a note, without the Citus source or its build tools).
+    # The suite again on a Citus cluster (skipped, with a note, without the
+    # Citus source or its build tools).
     on_citus = subprocess.run([str(PYTHON), "-m", "tests.citus.suite"], check=False)
     sys.exit(suite.returncode or on_citus.returncode)
 

@@ -54,8 +54,7 @@ INPUTS_PER_HOUSEHOLD = 2
 WARMUP_ROUNDS = 1
 # Settings the app needs on a Citus coordinator (docs/operations.md).
 CITUS_SETTINGS = {
-    "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
-    "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
+    "YORIK_CITUS": "1",
 }
 SKILLS = (
     "find_person",
@@ -66,6 +65,14 @@ SKILLS = (
     "compose_check_recipient",
 )
 GOAL_SKILLS = ("find_person", "people_search")
+# What a call's time is taken apart into, on each side.
+CALL_PARTS = (
+    "call",
+    "statements",
+    "token check",
+    "planned here",
+    "planned on workers",
+)
 GOAL_RATIO = 1.5
 
 
@@ -290,15 +297,29 @@ def task_counts(
     for key, calls in questions.items():
         statements = []
         spent: dict[str, dict[str, list[float]]] = {
-            side: {"call": [], "statements": []} for side in ("plain", "citus")
+            side: {part: [] for part in CALL_PARTS} for side in ("plain", "citus")
         }
         for household, skill, inputs in calls:
             for name, side in (("plain", plain), ("citus", cluster)):
                 ran = side.ask("tasks", household=household, skill=skill, inputs=inputs)
-                spent[name]["call"].append(ran["ms"])
-                spent[name]["statements"].append(
-                    sum(s["ms"] for s in ran["statements"])
-                )
+                ran_statements = ran["statements"]
+                for part, value in (
+                    ("call", ran["ms"]),
+                    ("statements", sum(s["ms"] for s in ran_statements)),
+                    (
+                        "token check",
+                        sum(s["ms"] for s in ran_statements if s["token_check"]),
+                    ),
+                    (
+                        "planned here",
+                        sum(s["planning_ms"] or 0 for s in ran_statements),
+                    ),
+                    (
+                        "planned on workers",
+                        sum(s["remote_planning_ms"] for s in ran_statements),
+                    ),
+                ):
+                    spent[name][part].append(value)
                 for statement in ran["statements"]:
                     by_shape.setdefault(
                         shape(statement["sql"]), {"plain": [], "citus": []}
@@ -531,19 +552,28 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         "## Where a call's time goes",
         "",
-        "p50 ms of one call of each question (once, outside the rounds above): "
-        "the whole call and the sum of its statements' times as Django saw "
-        "them (sent, run, rows fetched); the rest is Python and commits.",
+        "p50 ms of one call of each question (once, outside the rounds above), "
+        "plain / Citus: the whole call; the sum of its statements' times "
+        "(sent, run, rows fetched; the rest is Python and commits); of them, "
+        "the token check's. Then how long the call's reading statements take "
+        "to plan with their values, from `EXPLAIN (ANALYZE, SUMMARY)`: on "
+        "the server asked (plain PostgreSQL runs the statements of the "
+        "preparing cursor on plans it keeps, so not every call pays this "
+        "there), and on Citus again on the worker for the shard.",
         "",
-        "| question | plain call | plain statements | Citus call | Citus statements |",
-        "|---|---:|---:|---:|---:|",
+        "| question | call | statements | token check | planning | "
+        "planning on the worker |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for row in report["tasks"]:
         plain_time, citus_time = row["time"]["plain"], row["time"]["citus"]
+        cells = [
+            f"{plain_time[part]:.1f} / {citus_time[part]:.1f}"
+            for part in CALL_PARTS[:-1]
+        ]
         lines.append(
-            f"| {row['question']} | {plain_time['call']:.1f} | "
-            f"{plain_time['statements']:.1f} | {citus_time['call']:.1f} | "
-            f"{citus_time['statements']:.1f} |"
+            f"| {row['question']} | {' | '.join(cells)} | "
+            f"{citus_time['planned on workers']:.2f} |"
         )
     lines += [
         "",

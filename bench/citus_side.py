@@ -277,6 +277,7 @@ def answer(household: int, skill: str, inputs: dict[str, Any]) -> Any:
 
 
 STATEMENT = re.compile(r"^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
+WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
 
 
 def tasks(household: int, skill: str, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -285,24 +286,48 @@ def tasks(household: int, skill: str, inputs: dict[str, Any]) -> dict[str, Any]:
     household_tables = {
         model._meta.db_table for model in _models() if is_household_row(model)
     }
-    with CaptureQueriesContext(connection) as captured:
+    # Django keeps a statement's time in whole milliseconds; this keeps it to
+    # the microsecond, in the order the statements ran.
+    timed: list[float] = []
+
+    def timing(execute, sql, params, many, context):
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            timed.append((time.perf_counter() - started) * 1000)
+
+    with (
+        CaptureQueriesContext(connection) as captured,
+        connection.execute_wrapper(timing),
+    ):
         started = time.perf_counter()
         post(household, skill, inputs)
         elapsed = (time.perf_counter() - started) * 1000
     found = []
-    for query in captured.captured_queries:
+    for query, ms in zip(captured.captured_queries, timed, strict=True):
         sql = query["sql"]
         if not STATEMENT.match(sql):
             continue
+        # A statement that writes is planned, not run again.
+        reads = WRITES.search(sql) is None
         with connection.cursor() as cursor:
-            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}")
-            plan = cursor.fetchone()[0]
-        counts = list(_task_counts(plan))
+            cursor.execute(
+                f"EXPLAIN ({'ANALYZE, SUMMARY, ' if reads else ''}FORMAT JSON) {sql}"
+            )
+            (plan,) = cursor.fetchone()[0]
+        counts = list(_values(plan, "Task Count"))
         found.append(
             {
                 "sql": sql,
                 "tasks": max(counts) if counts else None,
-                "ms": float(query["time"]) * 1000,
+                "ms": ms,
+                "token_check": names("yorik_apitoken", sql)
+                or names("yorik_ratecounter", sql),
+                # Planned with its values: here, or on the coordinator and
+                # again on the worker that runs it (Citus's remote plans).
+                "planning_ms": plan.get("Planning Time"),
+                "remote_planning_ms": sum(_values(plan["Plan"], "Planning Time")),
                 "household_tables": sorted(
                     table for table in household_tables if names(table, sql)
                 ),
@@ -316,16 +341,17 @@ def names(table: str, sql: str) -> bool:
     return re.search(rf'(?<![\w."])"?{table}"?(?![\w])', sql) is not None
 
 
-def _task_counts(node: Any):
+def _values(node: Any, name: str):
+    """Yield every value of the key `name` in a JSON plan, however deep."""
     if isinstance(node, dict):
         for key, value in node.items():
-            if key == "Task Count":
+            if key == name:
                 yield value
             else:
-                yield from _task_counts(value)
+                yield from _values(value, name)
     elif isinstance(node, list):
         for item in node:
-            yield from _task_counts(item)
+            yield from _values(item, name)
 
 
 OPERATIONS = {

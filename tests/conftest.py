@@ -3,6 +3,7 @@ import os
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
 from django.utils import translation
 
@@ -16,6 +17,10 @@ if os.environ.get("YORIK_CITUS_SUITE") == "1":
         migrated test database's tables by household, as an operator would."""
         with django_db_blocker.unblock():
             call_command("distribute_tables", "--shard-count", "4", verbosity=0)
+            # The sessions Citus opened on the workers while distributing
+            # predate the settings it gave their database; a new connection
+            # opens new ones.
+            connection.close()
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ distributed by `household_id`, all co-located, so that a household's rows
 of every table are on one node and a statement naming the household runs
 there alone. Every other table of a model is a reference table, copied to
 every node, so that any node can join it; the tables in
-yorik.tenancy.LOCAL_TABLES stay on the coordinator.
+yorik.tenancy.LOCAL_TABLES stay on the coordinator, unknown to Citus.
 
 Tables are distributed parents first: Citus needs a foreign key's target
 distributed (or copied) before the table that references it.
@@ -13,23 +13,21 @@ distributed (or copied) before the table that references it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from graphlib import TopologicalSorter
 
 from django.apps import apps
 from django.db import connection, transaction
 
-from yorik.tenancy import (
-    COORDINATOR_TABLES,
-    HOUSEHOLD_FIELD,
-    LOCAL_TABLES,
-    is_household_row,
-)
+from yorik.tenancy import HOUSEHOLD_FIELD, LOCAL_TABLES, is_household_row
 
 DISTRIBUTED = "distributed"
 REFERENCE = "reference"
+# A table Citus knows that stays on the coordinator.
 COORDINATOR = "coordinator"
+# A table Citus does not know.
+LOCAL = "local"
 
 
 # pg_dist_partition's (partmethod, repmodel): hash-distributed; or not
@@ -45,7 +43,7 @@ class NotCitus(Exception):
 @dataclass(frozen=True)
 class Placement:
     table: str
-    kind: str  # DISTRIBUTED or REFERENCE
+    kind: str  # DISTRIBUTED, REFERENCE or LOCAL
 
 
 def table_kinds() -> dict[str, str]:
@@ -55,10 +53,7 @@ def table_kinds() -> dict[str, str]:
         table = model._meta.db_table
         if table in LOCAL_TABLES or not model._meta.managed:
             continue
-        if table in COORDINATOR_TABLES:
-            kinds[table] = COORDINATOR
-        else:
-            kinds[table] = DISTRIBUTED if is_household_row(model) else REFERENCE
+        kinds[table] = DISTRIBUTED if is_household_row(model) else REFERENCE
     return kinds
 
 
@@ -138,12 +133,37 @@ def _detach_foreign_keys(tables: set[str]) -> list[str]:
     return restore
 
 
+def _recreate_unknown_to_citus(table: str) -> None:
+    """Drop a table of yorik.tenancy.LOCAL_TABLES that Citus knows and create
+    it again, empty, unknown to Citus.
+
+    Citus's undistribute_table refuses tables with an identity column, as
+    Django's ids are. Only short-lived rows are kept in these tables (request
+    counts of the current window), so nothing of worth is lost. A table that
+    skipped the write-ahead log (a migration's RunSQL) skips it again.
+    """
+    model = next(model for model in apps.get_models() if model._meta.db_table == table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relpersistence = 'u' FROM pg_class WHERE oid = %s::regclass",
+            [table],
+        )
+        (unlogged,) = cursor.fetchone()
+    with connection.schema_editor() as editor:
+        editor.delete_model(model)
+        editor.create_model(model)
+        if unlogged:
+            editor.execute(f"ALTER TABLE {editor.quote_name(table)} SET UNLOGGED")
+
+
 def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
     """Place every table not placed yet; yield each with whether it was placed now.
 
     Idempotent: tables Citus places already are passed over. The first
     distributed table gets `shard_count` shards and every other one is
-    co-located with it. One transaction: a failure places nothing.
+    co-located with it. A table of yorik.tenancy.LOCAL_TABLES that Citus
+    knows is given back to the coordinator alone. One transaction: a failure
+    places nothing.
     """
     if not is_citus():
         raise NotCitus("The database has no citus extension.")
@@ -160,6 +180,9 @@ def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
         colocate_with = next(
             (table for table, kind in placed.items() if kind == DISTRIBUTED), None
         )
+        for table in sorted(LOCAL_TABLES & placed.keys()):
+            _recreate_unknown_to_citus(table)
+            yield Placement(table, LOCAL), True
         for placement in order:
             if placement.table in placed:
                 yield placement, False
@@ -168,11 +191,6 @@ def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
                 if placement.kind == REFERENCE:
                     cursor.execute(
                         "SELECT create_reference_table(%s)", [placement.table]
-                    )
-                elif placement.kind == COORDINATOR:
-                    cursor.execute(
-                        "SELECT citus_add_local_table_to_metadata(%s)",
-                        [placement.table],
                     )
                 elif colocate_with is None:
                     cursor.execute(
@@ -189,3 +207,21 @@ def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
         with connection.cursor() as cursor:
             for statement in restore:
                 cursor.execute(statement)
+
+
+def set_session_defaults(settings: Mapping[str, str]) -> None:
+    """Make the settings every new session's defaults in this database, on
+    the coordinator and, through Citus, on every worker.
+
+    A statement routed to a worker runs in a session Citus opened there,
+    which takes none of the settings the app's session SET on the
+    coordinator. Names and values are the app's own constants, written
+    out: ALTER DATABASE takes no parameters. Sessions already open keep
+    what they had.
+    """
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_database()")
+        (database,) = cursor.fetchone()
+        for name, value in settings.items():
+            cursor.execute(f"ALTER DATABASE {quote(database)} SET {name} = {value}")

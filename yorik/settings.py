@@ -154,6 +154,15 @@ else:
             "DATA_DIR": str(YORIK_DATA_DIR),
         }
     }
+# The database is a Citus coordinator whose tables `manage.py
+# distribute_tables` has placed (docs/operations.md, "Running on a Citus
+# cluster"): the settings below that Citus needs default to its values, and
+# the token lookup and its rate count run as two statements
+# (household.authentication). Setting Citus's modify mode alone says as much.
+YORIK_CITUS = env_bool(
+    "YORIK_CITUS",
+    default=bool(os.environ.get("YORIK_CITUS_MULTI_SHARD_MODIFY_MODE")),
+)
 DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DJANGO_CONN_MAX_AGE", "60"))
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # A database that is down or hung must not hold a request for long (granian
@@ -205,11 +214,14 @@ server_settings.append("-c max_parallel_workers_per_gather=0")
 # word's rows through theirs, at every size of the bench). PostgreSQL's own
 # choice ("auto") plans the lane's anew on every call, 0.6 to 1.0 ms more a
 # search (docs/performance.md, "Generic plans for prepared statements").
-# On a Citus coordinator, set it to "force_custom_plan": Citus routes a
-# statement to its household's shard by the household's value, which a
-# generic plan does not have ("auto" may settle on one after five runs;
+# On a Citus coordinator it is "force_custom_plan": Citus routes a statement
+# to its household's shard by the household's value, which a generic plan
+# does not have ("auto" may settle on one after five runs;
 # docs/operations.md, "Running on a Citus cluster").
-plan_cache_mode = os.environ.get("YORIK_DB_PLAN_CACHE_MODE", "force_generic_plan")
+plan_cache_mode = os.environ.get(
+    "YORIK_DB_PLAN_CACHE_MODE",
+    "force_custom_plan" if YORIK_CITUS else "force_generic_plan",
+)
 if plan_cache_mode not in ("auto", "force_generic_plan", "force_custom_plan"):
     raise ImproperlyConfigured(
         "YORIK_DB_PLAN_CACHE_MODE must be auto, force_generic_plan or "
@@ -219,7 +231,9 @@ server_settings.append(f"-c plan_cache_mode={plan_cache_mode}")
 # Citus only: "sequential" lets one transaction write a table copied to every
 # node and the household tables that reference it (deleting a member with
 # their leads, a household with everything), one connection per node.
-citus_modify_mode = os.environ.get("YORIK_CITUS_MULTI_SHARD_MODIFY_MODE", "")
+citus_modify_mode = os.environ.get(
+    "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE", "sequential" if YORIK_CITUS else ""
+)
 if citus_modify_mode not in ("", "parallel", "sequential"):
     raise ImproperlyConfigured(
         "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE must be parallel or sequential."

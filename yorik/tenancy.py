@@ -42,13 +42,13 @@ SHARED_MODELS = frozenset(
     }
 )
 
-# Tables that stay on the coordinator alone: no household and no reference
-# to or from any other table (the cache, sessions, applied migrations).
-LOCAL_TABLES = frozenset({"django_migrations", "django_session", "yorik_cache"})
-
-# Tables that stay on the coordinator but that one statement writes while it
-# reads the shared tables: the request counts, written by the token lookup.
-COORDINATOR_TABLES = frozenset({"yorik_ratecounter"})
+# Tables that stay on the coordinator, unknown to Citus: no household, no
+# reference to or from any other table, and no statement that joins them to
+# one (the cache, sessions, request counts, applied migrations). A statement
+# on them alone is planned by PostgreSQL as on one server.
+LOCAL_TABLES = frozenset(
+    {"django_migrations", "django_session", "yorik_cache", "yorik_ratecounter"}
+)
 
 
 def is_household_row(model: type[models.Model]) -> bool:
@@ -110,6 +110,26 @@ class HouseholdRow(models.Model):
         abstract = True
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        if (
+            self._state.adding
+            and self.pk is not None
+            and not kwargs.get("force_insert")
+            and not kwargs.get("force_update")
+            and kwargs.get("update_fields") is None
+        ):
+            # A new row given its id (a merged contact restored): Django would
+            # first UPDATE the id, household and all, across every household.
+            # Look in the row's household instead, and insert or update it.
+            self._state.adding = not (
+                type(self)
+                ._base_manager.filter(
+                    **{f"{HOUSEHOLD_FIELD}_id": getattr(self, f"{HOUSEHOLD_FIELD}_id")},
+                    pk=self.pk,
+                )
+                .exists()
+            )
+            if self._state.adding:
+                kwargs["force_insert"] = True
         if (
             not self._state.adding
             and kwargs.get("update_fields") is None

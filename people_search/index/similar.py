@@ -174,10 +174,22 @@ def find_similar_names(
     )
 
 
+# The settings the lane's near words are found with: the threshold `%`
+# compares by, and how the HNSW index walks (on past the household's first
+# matches, as far as PER_WORD words). Every session that runs the lane's
+# statements needs them: the app's own connections (`use_lane_settings`)
+# and, on Citus, the workers' sessions that run them on a household's
+# shards, which take them from their database (`manage.py
+# distribute_tables`).
+LANE_SETTINGS = {
+    "pg_trgm.similarity_threshold": f"{TRIGRAM_FLOOR:g}",
+    "hnsw.iterative_scan": "relaxed_order",
+    "hnsw.ef_search": f"{PER_WORD}",
+}
+
+
 def use_lane_settings(*, connection: Any, **kwargs: Any) -> None:
-    """Give a new database connection the settings the lane's near words are
-    found with: the threshold `%` compares by, and how the HNSW index walks
-    (on past the household's first matches, as far as PER_WORD words).
+    """Give a new database connection the lane's settings (LANE_SETTINGS).
 
     Sent with Django's `connection_created`: once a connection, rather than
     in a transaction of every similar-name search. The values are the
@@ -187,9 +199,9 @@ def use_lane_settings(*, connection: Any, **kwargs: Any) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(
-                f"SET pg_trgm.similarity_threshold = {TRIGRAM_FLOOR:g}; "
-                "SET hnsw.iterative_scan = relaxed_order; "
-                f"SET hnsw.ef_search = {PER_WORD}"
+                "; ".join(
+                    f"SET {name} = {value}" for name, value in LANE_SETTINGS.items()
+                )
             )
 
 

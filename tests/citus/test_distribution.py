@@ -16,6 +16,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from household.models import Membership, Role
+from people_search.index.embeddings import DIMENSIONS
+from people_search.index.models import NameWord
 from tests.builders import committed
 from yorik.bundles import import_household
 from yorik.tenancy import SHARED_MODELS, is_household_row
@@ -58,6 +60,41 @@ def test_distributing_again_places_nothing():
 
     assert output.getvalue().endswith("0 table(s) placed.\n")
     assert "contacts_contact: already distributed" in output.getvalue()
+
+
+def test_a_local_table_citus_knows_is_given_back_to_the_coordinator_alone():
+    """The request counts are read and written alone, by PostgreSQL's own
+    planner, once Citus does not know their table."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT citus_add_local_table_to_metadata('yorik_ratecounter')")
+    output = StringIO()
+
+    call_command("distribute_tables", stdout=output)
+
+    assert "yorik_ratecounter: given back to the coordinator alone" in output.getvalue()
+    assert "yorik_ratecounter" not in placements()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relpersistence FROM pg_class WHERE relname = 'yorik_ratecounter'"
+        )
+        assert cursor.fetchone() == ("u",)
+
+
+def test_a_households_shard_compares_words_as_the_similar_name_lane_does(household):
+    """A statement routed to a worker runs in a session Citus opened there,
+    which has the lane's settings from its database, not from the app's
+    session: "wolf" and "wulf" share a quarter of their trigrams, which is
+    enough for the lane (TRIGRAM_FLOOR) and not for pg_trgm's default."""
+    NameWord.objects.create(
+        household=household, word="wulf", embedding=[0.0] * (DIMENSIONS - 1) + [1.0]
+    )
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT word %% 'wolf' FROM people_search_nameword WHERE household_id = %s",
+            [household.pk],
+        )
+        assert cursor.fetchall() == [(True,)]
 
 
 @pytest.fixture

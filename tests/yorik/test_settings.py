@@ -10,7 +10,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    # The run's own DJANGO_ settings, and those it was given for Citus, are
+    # the test's to give.
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "YORIK_CITUS", "YORIK_DB_PLAN_CACHE_MODE"))
+    }
     environment.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -135,3 +141,48 @@ def test_the_app_connects_with_its_work_mem():
     with connection.cursor() as cursor:
         cursor.execute("SHOW work_mem")
         assert cursor.fetchone() == ("16MB",)
+
+
+SHOW_CITUS = [
+    "shell",
+    "-c",
+    "from django.conf import settings; "
+    "print(settings.YORIK_CITUS, settings.DATABASES['default']['OPTIONS']['options'])",
+]
+
+
+@pytest.mark.parametrize(
+    ("env", "citus", "plan_cache_mode", "modify_mode"),
+    [
+        ({}, "False", "force_generic_plan", None),
+        ({"YORIK_CITUS": "1"}, "True", "force_custom_plan", "sequential"),
+        (
+            {"YORIK_CITUS": "1", "YORIK_DB_PLAN_CACHE_MODE": "auto"},
+            "True",
+            "auto",
+            "sequential",
+        ),
+        # As the settings were documented before YORIK_CITUS.
+        (
+            {
+                "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
+                "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE": "sequential",
+            },
+            "True",
+            "force_custom_plan",
+            "sequential",
+        ),
+    ],
+)
+def test_on_citus_the_database_settings_default_to_what_citus_needs(
+    env, citus, plan_cache_mode, modify_mode
+):
+    result = run_manage(*SHOW_CITUS, **env)
+
+    shown, options = result.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert shown == citus, result.stderr
+    assert f"-c plan_cache_mode={plan_cache_mode}" in options
+    if modify_mode:
+        assert f"-c citus.multi_shard_modify_mode={modify_mode}" in options
+    else:
+        assert "citus." not in options

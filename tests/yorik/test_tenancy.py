@@ -144,6 +144,21 @@ def test_distributing_needs_a_citus_coordinator():
         call_command("distribute_tables")
 
 
+def test_a_new_row_given_its_id_is_inserted_without_an_update(household):
+    """Restoring a merged contact under its old id: one look in the household,
+    then an INSERT; never an UPDATE by id alone that writes the household."""
+    gone = build_contact(household, "Hans Becker")
+    contact_id = gone.pk
+    gone.delete()
+
+    with CaptureQueriesContext(connection) as queries:
+        Contact(id=contact_id, household=household, display_name="Hans Becker").save()
+
+    statements = [q["sql"].split()[0] for q in queries]
+    assert statements == ["SELECT", "INSERT"]
+    assert Contact.objects.get(pk=contact_id).display_name == "Hans Becker"
+
+
 def test_reading_a_row_again_names_its_household(household):
     contact = build_contact(household, "Hans Becker")
 

@@ -1,22 +1,30 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from yorik.citus import COORDINATOR, DISTRIBUTED, REFERENCE, NotCitus, distribute
+from people_search.index.similar import LANE_SETTINGS
+from yorik.citus import (
+    DISTRIBUTED,
+    LOCAL,
+    REFERENCE,
+    NotCitus,
+    distribute,
+    set_session_defaults,
+)
 
 STATES = {
     (DISTRIBUTED, True): "distributed by household",
     (DISTRIBUTED, False): "already distributed",
     (REFERENCE, True): "copied to every node",
     (REFERENCE, False): "already copied to every node",
-    (COORDINATOR, True): "kept on the coordinator, known to Citus",
-    (COORDINATOR, False): "already kept on the coordinator",
+    (LOCAL, True): "given back to the coordinator alone",
 }
 
 
 class Command(BaseCommand):
     help = (
         "On a Citus coordinator, distribute the household tables by household_id "
-        "and copy the shared tables to every node. Run it after migrate; running "
-        "it again places only tables it has not placed yet."
+        "and copy the shared tables to every node; give every node's sessions the "
+        "settings the search statements need. Run it after migrate and after "
+        "adding a node; running it again places only tables it has not placed yet."
     )
 
     def add_arguments(self, parser) -> None:
@@ -37,4 +45,7 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{error} Run migrate on a Citus coordinator."
             ) from error
+        set_session_defaults(LANE_SETTINGS)
+        for name, value in LANE_SETTINGS.items():
+            self.stdout.write(f"every node's sessions: {name} = {value}")
         self.stdout.write(f"{placed} table(s) placed.")
