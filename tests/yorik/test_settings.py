@@ -162,7 +162,7 @@ SHOW_CITUS = [
             "auto",
             "sequential",
         ),
-        # As the settings were documented before YORIK_CITUS.
+        # The two Citus settings alone, without YORIK_CITUS.
         (
             {
                 "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan",
