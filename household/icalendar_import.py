@@ -699,5 +699,5 @@ def _write_events(
     CalendarEvent.objects.bulk_update(
         changed, [*fields, "folded_title"], batch_size=UPDATE_BATCH
     )
-    analyze_after_commit([CalendarEvent])
+    analyze_after_commit([CalendarEvent], household_id=household.pk)
     return len(new), len(changed), len(stored) - len(changed)

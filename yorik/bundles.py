@@ -168,7 +168,9 @@ def import_household(*, bundle: dict[str, Any], replace: bool = False) -> Househ
             ]
         ) from error
     # A bundle may fill any table; those it barely changed are not analysed.
-    analyze_after_commit(apps.get_models(include_auto_created=True))
+    analyze_after_commit(
+        apps.get_models(include_auto_created=True), household_id=household.pk
+    )
     return household
 
 

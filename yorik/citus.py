@@ -225,3 +225,60 @@ def set_session_defaults(settings: Mapping[str, str]) -> None:
         (database,) = cursor.fetchone()
         for name, value in settings.items():
             cursor.execute(f"ALTER DATABASE {quote(database)} SET {name} = {value}")
+
+
+# Functions Citus runs on the worker that holds a household's shards (their
+# distribution argument is the household), called outside a transaction.
+# yorik_analyze_household_shards analyses the household's shards of the
+# named tables that have grown by more than a tenth, plus a few pages, since
+# their last analysis, and returns those tables (yorik.statistics). Growth,
+# not the statistics views' count of changed rows: that count belongs to the
+# worker session the rows were written through until it hands it over, and
+# the call may land in another.
+HOUSEHOLD_FUNCTIONS = {
+    "yorik_analyze_household_shards(bigint, text[])": """
+        CREATE OR REPLACE FUNCTION yorik_analyze_household_shards(
+            household bigint, tables text[]
+        ) RETURNS text[] LANGUAGE plpgsql AS $$
+        DECLARE
+            name text;
+            shard regclass;
+            analysed text[] := '{}';
+        BEGIN
+            FOREACH name IN ARRAY tables LOOP
+                shard := to_regclass(shard_name(
+                    name::regclass,
+                    get_shard_id_for_distribution_column(name::regclass, household)
+                ));
+                -- Not where the shard is (called inside a transaction).
+                CONTINUE WHEN shard IS NULL;
+                IF pg_relation_size(shard) / current_setting('block_size')::bigint
+                    > (SELECT 1.1 * greatest(relpages, 0) + 5
+                       FROM pg_class WHERE oid = shard)
+                THEN
+                    EXECUTE format('ANALYZE %s', shard);
+                    analysed := analysed || name;
+                END IF;
+            END LOOP;
+            RETURN analysed;
+        END
+        $$
+    """,
+}
+
+
+def create_household_functions() -> list[str]:
+    """Create HOUSEHOLD_FUNCTIONS on every node, each run where its
+    household's shards are; return their signatures."""
+    colocate_with = min(
+        table for table, kind in placed_tables().items() if kind == DISTRIBUTED
+    )
+    with connection.cursor() as cursor:
+        for signature, definition in HOUSEHOLD_FUNCTIONS.items():
+            cursor.execute(definition)
+            cursor.execute(
+                "SELECT create_distributed_function(%s, 'household', "
+                "colocate_with => %s)",
+                [signature, colocate_with],
+            )
+    return list(HOUSEHOLD_FUNCTIONS)

@@ -15,12 +15,26 @@ since its last analysis exceed `autovacuum_analyze_threshold` (50) plus
 that, its statistics still describe it within a tenth, and a small write
 into a large household costs no ANALYZE, which reads up to 30,000 rows of
 each table (300 times `default_statistics_target`).
+
+On Citus (settings.YORIK_CITUS) a household's rows are in one shard of each
+table, on a worker, where the count of changed rows belongs to the session
+Citus wrote them through. There the household's shards alone are analysed,
+by a function Citus runs on their worker (yorik.citus.HOUSEHOLD_FUNCTIONS),
+when a shard has grown by more than a tenth, plus a few pages, since its
+last analysis. The tables every node holds a copy of are left to the
+nodes' autovacuum.
 """
 
 from collections.abc import Iterable
+from contextlib import nullcontext
+from functools import cache
 
+from django.apps import apps
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Model
+
+from yorik.tenancy import is_household_row
 
 # Autovacuum's analyse threshold (the server's settings), over the rows the
 # planner believes the table holds (reltuples, -1 before any analysis).
@@ -29,9 +43,6 @@ SELECT stats.relname
 FROM pg_stat_user_tables AS stats
 JOIN pg_class ON pg_class.oid = stats.relid
 WHERE stats.relid IN (SELECT to_regclass(name) FROM unnest(%s::text[]) AS name)
-  -- On a Citus coordinator the rows are in shards on the workers, whose
-  -- own autovacuum analyses them.
-  AND NOT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')
   AND stats.n_mod_since_analyze
       > current_setting('autovacuum_analyze_threshold')::float8
       + current_setting('autovacuum_analyze_scale_factor')::float8
@@ -41,9 +52,10 @@ ORDER BY stats.relname
 
 
 def analyze_after_commit(
-    models: Iterable[type[Model]], *, using: str = DEFAULT_DB_ALIAS
+    models: Iterable[type[Model]], *, household_id: int, using: str = DEFAULT_DB_ALIAS
 ) -> None:
-    """Analyse the models' tables that the write changed enough, once it commits.
+    """Analyse the models' tables that the household's write changed enough,
+    once it commits.
 
     A write that rolls back analyses nothing; outside a transaction the
     tables are checked at once. A failure to analyse is logged, not raised:
@@ -54,16 +66,37 @@ def analyze_after_commit(
     # A function, not a partial: Django names a robust callback that fails
     # by its __qualname__.
     def analyze_changed() -> None:
-        analyze_changed_tables(tables, using=using)
+        analyze_changed_tables(tables, household_id=household_id, using=using)
 
     transaction.on_commit(analyze_changed, using=using, robust=True)
 
 
 def analyze_changed_tables(
-    tables: Iterable[str], *, using: str = DEFAULT_DB_ALIAS
+    tables: Iterable[str], *, household_id: int, using: str = DEFAULT_DB_ALIAS
 ) -> list[str]:
-    """Analyse the tables changed past autovacuum's threshold; return their names."""
+    """Analyse the tables changed past autovacuum's threshold; return their names.
+
+    On Citus, the household's shards of its tables that grew past a tenth.
+    """
     connection = connections[using]
+    if settings.YORIK_CITUS:
+        household_tables = [t for t in tables if t in _household_tables()]
+        # Citus runs the function on the household's worker when it is
+        # called outside a transaction, as on_commit calls it. Inside one
+        # it runs on the coordinator, which holds no shard, and a savepoint
+        # keeps a failure there from spoiling the transaction.
+        with (
+            transaction.atomic(using=using)
+            if connection.in_atomic_block
+            else nullcontext(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(
+                "SELECT yorik_analyze_household_shards(%s, %s)",
+                [household_id, household_tables],
+            )
+            (changed,) = cursor.fetchone()
+        return changed
     with connection.cursor() as cursor:
         # A backend hands its counts of changed rows to the statistics views
         # at most once a second, as it goes idle; forced, this statement's
@@ -74,3 +107,12 @@ def analyze_changed_tables(
         for name in changed:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(name)}")
     return changed
+
+
+@cache
+def _household_tables() -> frozenset[str]:
+    return frozenset(
+        model._meta.db_table
+        for model in apps.get_models(include_auto_created=True)
+        if is_household_row(model)
+    )

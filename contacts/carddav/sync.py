@@ -305,7 +305,9 @@ class _Sync:
                     new = []
                 progress.update(len(batch))
         self._import(new)
-        analyze_after_commit([CardDavCard, *ADDRESS_BOOK_MODELS])
+        analyze_after_commit(
+            [CardDavCard, *ADDRESS_BOOK_MODELS], household_id=self.household.pk
+        )
 
     def _merge(self, state: CardDavCard, etag: str, text: str) -> None:
         """Merge a changed card into its contact, in one transaction."""

@@ -107,7 +107,9 @@ def write_paperless_mirror(
     ):
         if gone:
             model.objects.filter(household=household, paperless_id__in=gone).delete()
-    analyze_after_commit([PaperlessCorrespondent, PaperlessDocument])
+    analyze_after_commit(
+        [PaperlessCorrespondent, PaperlessDocument], household_id=household.pk
+    )
     return SyncReport(correspondents=correspondent_counts, documents=document_counts)
 
 

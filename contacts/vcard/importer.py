@@ -258,7 +258,7 @@ def _import(
             if outcome != "unchanged":
                 getattr(summary, f"{outcome}_names").append(name)
         book.create_new_contacts()
-        analyze_after_commit(ADDRESS_BOOK_MODELS)
+        analyze_after_commit(ADDRESS_BOOK_MODELS, household_id=household.pk)
         summary.written = not dry_run and expected in (None, summary.changes)
         if not summary.written:
             transaction.set_rollback(True)

@@ -31,8 +31,8 @@ DESELECTED = [
     # The bundled server, which the cluster replaces.
     "tests/yorik/test_database_outages.py::"
     "test_a_bundled_server_that_cannot_start_yet_gets_503",
-    # On Citus the workers' autovacuum analyses the shards an import filled
-    # (docs/operations.md, "Running on a Citus cluster").
+    # One server's statistics; tests/citus/test_distribution.py reads those
+    # of a household's shards.
     "tests/yorik/test_statistics.py::"
     "test_a_bundle_import_analyses_the_tables_it_filled",
     "tests/yorik/test_statistics.py::"

@@ -15,10 +15,12 @@ from django.apps import apps
 from django.core.management import call_command
 from django.db import connection
 
+from household.icalendar_import import import_ics
 from household.models import Membership, Role
 from people_search.index.embeddings import DIMENSIONS
 from people_search.index.models import NameWord
-from tests.builders import committed
+from tests.builders import build_household, committed
+from tests.yorik.test_statistics import calendar_of
 from yorik.bundles import import_household
 from yorik.tenancy import SHARED_MODELS, is_household_row
 
@@ -95,6 +97,42 @@ def test_a_households_shard_compares_words_as_the_similar_name_lane_does(househo
             [household.pk],
         )
         assert cursor.fetchall() == [(True,)]
+
+
+def shard_statistics(table: str, household_id: int) -> tuple[float, int]:
+    """Return the rows the planner believes the household's shard of the table
+    holds, and that shard's ANALYZE count, as its worker has them."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT result FROM run_command_on_shards(%s, $$"
+            "SELECT reltuples || ' ' || analyze_count FROM pg_class "
+            "JOIN pg_stat_user_tables ON relid = pg_class.oid "
+            "WHERE pg_class.oid = '%%s'::regclass$$) "
+            "WHERE shardid = get_shard_id_for_distribution_column(%s, %s)",
+            [table, table, household_id],
+        )
+        rows, analyses = cursor.fetchone()[0].split()
+    return float(rows), int(analyses)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_has_its_households_shards_analysed_as_it_commits():
+    """As on one PostgreSQL (yorik.statistics), on the worker that holds the
+    household's shard, that shard alone; a small import after it, nothing."""
+    household = build_household("kalender")
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE household_calendarevent")
+    _, analyses = shard_statistics("household_calendarevent", household.pk)
+
+    import_ics(household=household, data=calendar_of(600))
+    rows, analysed = shard_statistics("household_calendarevent", household.pk)
+    import_ics(household=household, data=calendar_of(3, first=600))
+
+    assert (analysed, rows >= 600) == (analyses + 1, True)
+    assert shard_statistics("household_calendarevent", household.pk) == (
+        rows,
+        analysed,
+    )
 
 
 @pytest.fixture

@@ -110,13 +110,13 @@ def test_an_import_that_rolls_back_analyses_nothing():
 
 
 def test_an_analysis_that_fails_is_logged_and_the_write_stands(caplog, monkeypatch):
-    def fail(tables, *, using):
+    def fail(tables, *, household_id, using):
         raise RuntimeError("the server went away")
 
     monkeypatch.setattr("yorik.statistics.analyze_changed_tables", fail)
     with transaction.atomic():
         household = build_household("becker")
-        analyze_after_commit([Household])
+        analyze_after_commit([Household], household_id=household.pk)
 
     assert Household.objects.filter(pk=household.pk).exists()
     assert "the server went away" in caplog.text

@@ -6,6 +6,7 @@ from yorik.citus import (
     LOCAL,
     REFERENCE,
     NotCitus,
+    create_household_functions,
     distribute,
     set_session_defaults,
 )
@@ -45,6 +46,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{error} Run migrate on a Citus coordinator."
             ) from error
+        for signature in create_household_functions():
+            self.stdout.write(f"{signature}: run where its household's shards are")
         set_session_defaults(LANE_SETTINGS)
         for name, value in LANE_SETTINGS.items():
             self.stdout.write(f"every node's sessions: {name} = {value}")
