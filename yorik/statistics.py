@@ -76,10 +76,12 @@ def analyze_changed_tables(
 ) -> list[str]:
     """Analyse the tables changed past autovacuum's threshold; return their names.
 
-    On Citus, the household's shards of its tables that grew past a tenth.
+    On Citus, the household's shards of its tables that grew past a tenth;
+    before `distribute_tables` has placed the tables (and created the
+    function that does this), they are still the coordinator's own.
     """
     connection = connections[using]
-    if settings.YORIK_CITUS:
+    if settings.YORIK_CITUS and _distributed(connection):
         household_tables = [t for t in tables if t in _household_tables()]
         # Citus runs the function on the household's worker when it is
         # called outside a transaction, as on_commit calls it. Inside one
@@ -92,7 +94,7 @@ def analyze_changed_tables(
             connection.cursor() as cursor,
         ):
             cursor.execute(
-                "SELECT yorik_analyze_household_shards(%s, %s)",
+                "SELECT yorik_analyze_household_shards(%s::bigint, %s::text[])",
                 [household_id, household_tables],
             )
             (changed,) = cursor.fetchone()
@@ -107,6 +109,18 @@ def analyze_changed_tables(
         for name in changed:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(name)}")
     return changed
+
+
+def _distributed(connection) -> bool:
+    """Return whether distribute_tables has made the database's household
+    tables Citus's (and created yorik_analyze_household_shards)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT to_regprocedure("
+            "'yorik_analyze_household_shards(bigint, text[])') IS NOT NULL"
+        )
+        (distributed,) = cursor.fetchone()
+    return distributed
 
 
 @cache
