@@ -164,3 +164,15 @@ def test_every_skill_call_runs_on_its_households_shard_alone(demo, skill, inputs
     response = demo.call(skill, inputs)
 
     assert response.status_code == 200, response.content
+
+
+def test_skill_calls_stay_on_their_households_shard_once_their_plans_are_kept(demo):
+    # Past psycopg's preparing (after 5 runs) and PostgreSQL's five custom
+    # plans of a prepared statement, when it may keep a generic one.
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL citus.multi_task_query_log_level = 'error'")
+
+    for _ in range(12):
+        for skill, inputs in CALLS:
+            response = demo.call(skill, inputs)
+            assert response.status_code == 200, response.content
