@@ -157,8 +157,8 @@ else:
 # The database is a Citus coordinator whose tables `manage.py
 # distribute_tables` has placed (docs/operations.md, "Running on a Citus
 # cluster"): the settings below that Citus needs default to its values, and
-# the token lookup and its rate count run as two statements
-# (household.authentication). Setting Citus's modify mode alone says as much.
+# an import has its household's shards analysed on their worker
+# (yorik.statistics). Setting Citus's modify mode alone says as much.
 YORIK_CITUS = env_bool(
     "YORIK_CITUS",
     default=bool(os.environ.get("YORIK_CITUS_MULTI_SHARD_MODIFY_MODE")),
