@@ -215,10 +215,11 @@ server_settings.append("-c max_parallel_workers_per_gather=0")
 # choice ("auto") plans the lane's anew on every call, 0.6 to 1.0 ms more a
 # search (docs/performance.md, "Generic plans for prepared statements").
 # On a Citus coordinator it is "auto": Citus routes a statement to its
-# household's shard by the household's value, so it gives a generic plan
-# that would need the value an unbeatable cost and PostgreSQL plans such a
-# statement with its values every time; a statement Citus can route without
-# them (one table by its key, the tables every node has) keeps its plan
+# household's shard by the household's value, so it prices a generic plan
+# without that value out of reach, and PostgreSQL plans such a statement with
+# its values every time; the statements on the coordinator's own tables (the
+# token's) and those Citus routes without their values (one household table
+# by its household, as the card's INSERT) keep their plans
 # (docs/operations.md, "Running on a Citus cluster").
 plan_cache_mode = os.environ.get(
     "YORIK_DB_PLAN_CACHE_MODE",
@@ -230,9 +231,11 @@ if plan_cache_mode not in ("auto", "force_generic_plan", "force_custom_plan"):
         "force_custom_plan."
     )
 server_settings.append(f"-c plan_cache_mode={plan_cache_mode}")
-# Citus only: "sequential" lets one transaction write a table copied to every
-# node and the household tables that reference it (deleting a member with
-# their leads, a household with everything), one connection per node.
+# Citus only: Django's cascades (deleting a member, a household) write every
+# shard of a table when they do not name the household; "sequential" sends
+# such a write through one connection a worker instead of one a shard, so it
+# cannot take a worker's connections from the requests. "parallel" (Citus's
+# own default) works too, and is faster for those rare writes.
 citus_modify_mode = os.environ.get(
     "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE", "sequential" if YORIK_CITUS else ""
 )

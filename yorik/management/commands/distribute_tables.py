@@ -37,12 +37,19 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         for table in done.already:
             self.stdout.write(f"{table}: already distributed")
-        for table in done.distributed:
-            self.stdout.write(f"{table}: distributed by household")
+        dropped: dict[str, list[str]] = {}
         for key in done.keys_dropped:
+            dropped.setdefault(key.table, []).append(key.parent)
+        for table in done.distributed:
+            keys = ", ".join(sorted(set(dropped.get(table, []))))
             self.stdout.write(
-                f"{key.table} -> {key.parent}: foreign key {key.name} dropped "
-                "(Citus checks none to a table on the coordinator)"
+                f"{table}: distributed by household"
+                + (f"; foreign keys to {keys} dropped" if keys else "")
+            )
+        if done.keys_dropped:
+            self.stdout.write(
+                "Citus checks no foreign key from a distributed table to a table "
+                "on the coordinator; Django's on_delete still keeps the rows in step."
             )
         for signature in create_household_functions():
             self.stdout.write(f"{signature}: run where its household's shards are")
