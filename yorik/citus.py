@@ -188,17 +188,18 @@ def set_session_defaults(settings: Mapping[str, str]) -> None:
     the coordinator and, through Citus, on every worker.
 
     A statement routed to a worker runs in a session Citus opened there,
-    which takes none of the settings the app's session SET on the
-    coordinator. Names and values are the app's own constants, written
-    out: ALTER DATABASE takes no parameters. Sessions already open keep
-    what they had.
+    which takes none of the settings the app's session has on the
+    coordinator. ALTER DATABASE takes no parameters: PostgreSQL quotes each
+    name and value (format). Sessions already open keep what they had.
     """
-    quote = connection.ops.quote_name
     with connection.cursor() as cursor:
-        cursor.execute("SELECT current_database()")
-        (database,) = cursor.fetchone()
         for name, value in settings.items():
-            cursor.execute(f"ALTER DATABASE {quote(database)} SET {name} = {value}")
+            cursor.execute(
+                "SELECT format('ALTER DATABASE %%I SET %%s = %%L', "
+                "current_database(), %s::text, %s::text)",
+                [name, value],
+            )
+            cursor.execute(cursor.fetchone()[0])
 
 
 # Functions Citus runs on the worker that holds a household's shards (their

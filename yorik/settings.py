@@ -188,7 +188,11 @@ if statement_timeout > 0:
 work_mem = os.environ.get("YORIK_DB_WORK_MEM", "16MB")
 if not re.fullmatch(r"\d+(kB|MB|GB)?", work_mem):
     raise ImproperlyConfigured("YORIK_DB_WORK_MEM must be a size such as 16MB.")
-server_settings.append(f"-c work_mem={work_mem}")
+# How the app's statements are planned and run: every app connection's
+# settings, and on Citus every node's sessions' defaults too, which
+# `manage.py distribute_tables` sets: a statement Citus routes to a worker
+# runs in a session Citus opened there, which takes none of the app's own.
+YORIK_PLANNER_SETTINGS = {"work_mem": work_mem}
 # A household's rows are in memory or on an SSD, where reading a page out of
 # order costs about what reading the next one does. With PostgreSQL's
 # default (4, for spinning disks) the planner reads all 45,000 leads of a
@@ -200,14 +204,17 @@ if not re.fullmatch(r"\d+(\.\d+)?", random_page_cost):
     raise ImproperlyConfigured(
         "YORIK_DB_RANDOM_PAGE_COST must be a number such as 1.1."
     )
-server_settings.append(f"-c random_page_cost={random_page_cost}")
+YORIK_PLANNER_SETTINGS["random_page_cost"] = random_page_cost
 # A request's statement never waits for parallel workers: starting them costs
 # more than any search of a household gains, and under load every core is
 # busy with requests already. A generic plan prices a small household's
 # search at the table's average household and may gather two workers for it:
 # find_person for "Anna Jung" in 1,000 contacts took 8.4 ms, 0.3 without
 # (docs/performance.md, "No parallel workers").
-server_settings.append("-c max_parallel_workers_per_gather=0")
+YORIK_PLANNER_SETTINGS["max_parallel_workers_per_gather"] = "0"
+server_settings.extend(
+    f"-c {name}={value}" for name, value in YORIK_PLANNER_SETTINGS.items()
+)
 # The preparing cursor's statements have one plan each, whatever their values:
 # rows by key (the token, the card, the rate counter, yorik.compiled's) and
 # the similar-name lane's (its words through the household's index, each near

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.db import connection
 
@@ -97,6 +98,22 @@ def test_a_table_kept_on_the_coordinator_that_citus_places_is_refused():
 
     with pytest.raises(CommandError, match="Citus places yorik_ratecounter"):
         call_command("distribute_tables", stdout=StringIO())
+
+
+@pytest.mark.parametrize(
+    "name", ["work_mem", "random_page_cost", "max_parallel_workers_per_gather"]
+)
+def test_workers_plan_a_households_statements_with_the_apps_settings(name):
+    """A statement routed to a worker runs in a session Citus opened there,
+    which takes its settings from its database, not from the app's session."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT result FROM run_command_on_workers(format('SHOW %%I', %s::text))",
+            [name],
+        )
+        shown = {result for (result,) in cursor.fetchall()}
+
+    assert shown == {settings.YORIK_PLANNER_SETTINGS[name]}
 
 
 def test_a_households_shard_compares_words_as_the_similar_name_lane_does(household):

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from people_search.index.similar import LANE_SETTINGS
@@ -14,8 +15,9 @@ class Command(BaseCommand):
     help = (
         "On a Citus coordinator, distribute the household tables by household_id, "
         "co-located, and keep every other table on the coordinator; give every "
-        "node's sessions the settings the search statements need. Run it after "
-        "migrate; running it again distributes only tables it has not yet."
+        "node's sessions the settings the app's statements are planned with. "
+        "Run it after migrate; running it again distributes only tables it has "
+        "not yet."
     )
 
     def add_arguments(self, parser) -> None:
@@ -53,7 +55,8 @@ class Command(BaseCommand):
             )
         for signature in create_household_functions():
             self.stdout.write(f"{signature}: run where its household's shards are")
-        set_session_defaults(LANE_SETTINGS)
-        for name, value in LANE_SETTINGS.items():
+        session = {**settings.YORIK_PLANNER_SETTINGS, **LANE_SETTINGS}
+        set_session_defaults(session)
+        for name, value in session.items():
             self.stdout.write(f"every node's sessions: {name} = {value}")
         self.stdout.write(f"{len(done.distributed)} table(s) distributed.")
