@@ -727,10 +727,10 @@ def main() -> None:
 
 
 def truncate_local_data(url: str) -> list[str]:
-    """Drop the coordinator's copy of the data Citus has placed, then ANALYZE.
+    """Drop the coordinator's copy of the data Citus has distributed, then ANALYZE.
 
-    create_distributed_table and create_reference_table copy a table's rows
-    to the nodes and leave them on the coordinator, unread.
+    create_distributed_table copies a table's rows to the shards and leaves
+    them on the coordinator, unread.
     """
     import psycopg
 
@@ -739,7 +739,7 @@ def truncate_local_data(url: str) -> list[str]:
             table
             for (table,) in connection.execute(
                 "SELECT logicalrelid::regclass::text FROM pg_dist_partition "
-                "WHERE partmethod = 'h' OR repmodel = 't'"
+                "WHERE partmethod = 'h'"
             )
         ]
         for table in tables:

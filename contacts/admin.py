@@ -882,7 +882,7 @@ class CardDavAccountAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
 
     @admin.action(description=_("Sync the selected accounts with their servers now"))
     def sync_now(self, request: HttpRequest, queryset: Any) -> None:
-        for account in queryset.select_related("household"):
+        for account in queryset.prefetch_related("household"):
             report = sync_carddav(account=account)
             where = account.household.name
             if report.error:

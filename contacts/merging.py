@@ -142,9 +142,7 @@ def merge_contacts(
     )
     contacts = {
         contact.pk: contact
-        for contact in locked.select_related("household").prefetch_related(
-            *document_children()
-        )
+        for contact in locked.prefetch_related("household", *document_children())
     }
     if len(contacts) != 2:
         raise MergeRefused("Only two contacts of one household can be merged.")

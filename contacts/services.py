@@ -33,7 +33,7 @@ def refresh_search_columns(*, household_id: int, contact_ids: Iterable[int]) -> 
     of_household = {"household_id": household_id}
     contacts = list(
         Contact.objects.filter(pk__in=list(contact_ids), **of_household)
-        .select_related("household")
+        .prefetch_related("household")
         .prefetch_related(
             Prefetch("aliases", ContactAlias.objects.filter(**of_household)),
             Prefetch("channels", ContactChannel.objects.filter(**of_household)),

@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.db import connection, models
 from django.utils import timezone
 from rest_framework import authentication, exceptions
@@ -13,7 +12,7 @@ from household.callers import MemberCaller
 from household.models import Household, Membership, UserProfile
 from yorik.compiled import CompiledQuery
 from yorik.models import ApiToken
-from yorik.rate_limits import Counted, count_found, count_request
+from yorik.rate_limits import Counted, count_found
 from yorik.throttling import TokenRateThrottle
 from yorik.tokens import hash_token
 
@@ -75,20 +74,12 @@ def token_membership(
     One SELECT; the membership comes with its household and profile. With
     `counting` (a rate limit's key prefix and window length in seconds) the
     same statement counts the request against the token, as the rate limit
-    would. On Citus the count is a statement of its own: the token's tables
-    are on every node and the counts on the coordinator alone, and Citus
-    would run one statement over both as several, passing rows between them
-    (docs/performance.md, "On a Citus cluster").
+    would. (On Citus too: every table it reads or writes stays on the
+    coordinator, unknown to Citus; yorik.citus.)
     """
     counted = None
-    if counting is None or settings.YORIK_CITUS:
+    if counting is None:
         rows = _TOKEN_MEMBERSHIP.rows(key_hash=key_hash)
-        if rows and counting is not None:
-            key_prefix, window_seconds = counting
-            hit = count_request(
-                key=f"{key_prefix}{rows[0][_TOKEN_ID]}", window_seconds=window_seconds
-            )
-            counted = Counted(key_prefix, window_seconds, hit)
     else:
         key_prefix, window_seconds = counting
         columns = _TOKEN_MEMBERSHIP.columns

@@ -14,11 +14,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Prefetch
 from django.utils import timezone
 from phonenumbers import SUPPORTED_REGIONS
 from rest_framework import serializers
 
 from household.models import (
+    EventAttendee,
     Household,
     Language,
     LeadAccess,
@@ -335,7 +337,9 @@ def export_rows(*, household: Household) -> dict[str, Any]:
             "archived": lead.archived,
             "owner": lead.owner.profile.username if lead.owner else None,
         }
-        for lead in household.leads.order_by("pk").select_related("owner__profile")
+        for lead in household.leads.order_by("pk").prefetch_related(
+            Prefetch("owner", Membership.objects.select_related("profile"))
+        )
     ]
 
     events = [
@@ -344,10 +348,18 @@ def export_rows(*, household: Household) -> dict[str, Any]:
             "starts_at": timestamp(event.starts_at),
             "ends_at": timestamp(event.ends_at),
             "location": event.location,
-            "attendees": sorted(p.username for p in event.attendees.all()),
+            "attendees": sorted(
+                attendee.userprofile.username
+                for attendee in event.eventattendee_set.all()
+            ),
         }
         for event in household.calendar_events.order_by("pk").prefetch_related(
-            "attendees"
+            Prefetch(
+                "eventattendee_set",
+                EventAttendee.objects.filter(household=household).prefetch_related(
+                    "userprofile"
+                ),
+            )
         )
     ]
 

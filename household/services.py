@@ -263,15 +263,18 @@ def create_calendar_event(
     attendees: Iterable[UserProfile] = (),
 ) -> CalendarEvent:
     """Create an event of the household with its folded title and attendees."""
-    event = CalendarEvent.objects.create(
+    (event,) = create_calendar_events(
         household=household,
-        title=title,
-        folded_title=fold_name(title),
-        starts_at=starts_at,
-        ends_at=ends_at,
-        location=location,
+        rows=[
+            {
+                "title": title,
+                "starts_at": starts_at,
+                "ends_at": ends_at,
+                "location": location,
+                "attendees": attendees,
+            }
+        ],
     )
-    event.attendees.set(attendees, through_defaults={"household": household})
     return event
 
 
@@ -297,7 +300,9 @@ def create_calendar_events(
                 userprofile_id=profile.pk,
             )
             for event, row in zip(events, rows, strict=True)
-            # Like attendees.set(): a person listed twice attends once.
+            # A person listed twice attends once. (Not attendees.set(), which
+            # joins the profiles to the attendees: on Citus they are apart,
+            # yorik.tenancy.joins_apart.)
             for profile in dict.fromkeys(row.get("attendees", ()))
         ],
         batch_size=BATCH_SIZE,

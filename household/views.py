@@ -3,6 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
@@ -55,7 +56,8 @@ def lead_list(request: HttpRequest, lang: str) -> HttpResponse:
             # Open the page the highlighted lead is on.
             before = leads.filter(sort_name__lt=highlighted.sort_name).count()
             page_number = before // LEADS_PER_PAGE + 1
-    page = Paginator(leads.select_related("owner__profile"), LEADS_PER_PAGE).get_page(
+    owners = Prefetch("owner", Membership.objects.select_related("profile"))
+    page = Paginator(leads.prefetch_related(owners), LEADS_PER_PAGE).get_page(
         page_number
     )
     return render_page(

@@ -46,12 +46,10 @@ class PersonalWordAdmin(HouseholdScopedAdmin, admin.ModelAdmin):
         household = request_household(request)
         if household is None:
             return words
-        return words.filter(
-            in_household(household.pk), member__profile__household=household
-        )
+        return words.filter(in_household(household.pk))
 
     def delete_queryset(
         self, request: HttpRequest, queryset: QuerySet[PersonalWord]
     ) -> None:
-        for word in queryset.select_related("member"):
+        for word in queryset.prefetch_related("member"):
             delete_word(member=word.member, word_id=word.pk)

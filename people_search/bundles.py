@@ -8,6 +8,7 @@ the contacts section) and writes them back onto the exported people.
 from collections.abc import Hashable
 from typing import Any
 
+from django.db.models import Prefetch
 from rest_framework import serializers
 
 from contacts.models import Contact
@@ -105,12 +106,11 @@ def add_personal_words(people: list[dict[str, Any]], *, household: Household) ->
     """Add each exported person's words and name choices, as import_rows reads them."""
     by_username: dict[str, dict[str, list[dict[str, str]]]] = {}
     for word in (
-        PersonalWord.objects.filter(
-            in_household(household.pk),
-            household=household,
-            member__profile__household=household,
+        PersonalWord.objects.filter(in_household(household.pk), household=household)
+        .select_related("contact")
+        .prefetch_related(
+            Prefetch("member", Membership.objects.select_related("profile")), "person"
         )
-        .select_related("member__profile", "contact", "person")
         .order_by("pk")
     ):
         mine = by_username.setdefault(word.member.profile.username, {})

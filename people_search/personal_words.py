@@ -248,11 +248,19 @@ def learn_from_pick(card: Card) -> PersonalWord | None:
 
 
 def in_household(household_id: int) -> Q:
-    """Return that a word's joined member and targets are of the household too."""
+    """Return that a word's member and targets are of the household too.
+
+    The member and the person are asked of in subqueries, not joined: on
+    Citus their tables stay on the coordinator (yorik.tenancy.joins_apart).
+    """
+    members = Membership.objects.filter(
+        household_id=household_id, profile__household_id=household_id
+    ).values("pk")
+    profiles = UserProfile.objects.filter(household_id=household_id).values("pk")
     return (
-        Q(member__household_id=household_id)
+        Q(member_id__in=members)
         & (Q(contact__isnull=True) | Q(contact__household_id=household_id))
-        & (Q(person__isnull=True) | Q(person__household_id=household_id))
+        & (Q(person__isnull=True) | Q(person_id__in=profiles))
     )
 
 
@@ -278,7 +286,7 @@ def forget_lesson(card: Card) -> bool:
         in_household(card.household_id),
         household_id=card.household_id,
         card_id=card.pk,
-    ).select_related("member")
+    ).prefetch_related("member")
     members = {lesson.member for lesson in lessons}
     deleted, _ = lessons.delete()
     for member in members:
@@ -297,7 +305,8 @@ def words_of(member: Membership) -> list[PersonalWord]:
             household_id=member.household_id,
             member=member,
         )
-        .select_related("contact", "person")
+        .select_related("contact")
+        .prefetch_related("person")
         .order_by("word", "pk")
     )
 
@@ -315,7 +324,7 @@ def delete_word(*, member: Membership, word_id: int) -> bool:
 # -- find_person's learned lane -------------------------------------------------
 
 _LEARNED = """\
-SELECT w.kind AS learned_kind, contact.*, person.*
+SELECT w.kind AS learned_kind, w.person_id AS learned_person, contact.*
 FROM personal_words AS w
 LEFT JOIN LATERAL (
     SELECT {contact_details}
@@ -323,13 +332,6 @@ LEFT JOIN LATERAL (
     WHERE c.id = w.contact_id AND c.household_id = {household}::bigint
         AND {contact_filters}
 ) AS contact ON TRUE
-LEFT JOIN LATERAL (
-    SELECT m.role, m.profile_id, p.first_name, p.last_name, p.email,
-        p.sort_name AS person_sort_name
-    FROM household_membership AS m JOIN user_profiles AS p ON p.id = m.profile_id
-    WHERE m.profile_id = w.person_id AND m.household_id = {household}::bigint
-        AND p.household_id = {household}::bigint AND {member_filters}
-) AS person ON TRUE
 WHERE w.household_id = {household}::bigint AND w.member_id = {member}
     AND {targets}
     AND (w.phrase = {phrase}
@@ -348,12 +350,15 @@ def learned_statement(
     contact_filters: Statement | None,
     member_filters: Statement | None,
 ) -> Statement:
-    """Return the statement reading the member's words for a query with the
-    rows they name, on the household in every table it reads.
+    """Return the statement reading the member's words for a query, each
+    with the contact it names (`learned_person` for a member it names), on
+    the household in every table it reads.
 
     A source left out (its filters None) gives no row: its words are not
     read. (Not a FALSE inside its join: Citus would find no shard for that
-    table and could no longer send the statement to one node.)
+    table and could no longer send the statement to one node.) The members
+    a word names are read by `learned_people_statement`: on Citus their
+    tables stay on the coordinator (yorik.tenancy.joins_apart).
     """
     targets = [
         *([] if contact_filters else ["w.contact_id IS NULL"]),
@@ -363,13 +368,34 @@ def learned_statement(
         _LEARNED,
         contact_details=contact_details,
         contact_filters=contact_filters or sql("TRUE"),
-        member_filters=member_filters or sql("TRUE"),
         targets=sql(" AND ".join(targets) or "TRUE"),
         household=household_id,
         member=member_id,
         phrase=key.phrase,
         relation=PersonalWordKind.RELATION.value,
         concepts=list(key.concepts),
+    )
+
+
+_LEARNED_PEOPLE = """\
+SELECT m.role, m.profile_id, p.first_name, p.last_name, p.email,
+    p.sort_name AS person_sort_name
+FROM household_membership AS m JOIN user_profiles AS p ON p.id = m.profile_id
+WHERE m.profile_id = ANY({profiles}::bigint[]) AND m.household_id = {household}::bigint
+    AND p.household_id = {household}::bigint AND {member_filters}
+"""
+
+
+def learned_people_statement(
+    *, household_id: int, profile_ids: Sequence[int], member_filters: Statement
+) -> Statement:
+    """Return the statement reading the household's members behind these
+    profiles that meet `member_filters` (SQL on `m` and `p`)."""
+    return compose(
+        _LEARNED_PEOPLE,
+        profiles=list(profile_ids),
+        household=household_id,
+        member_filters=member_filters,
     )
 
 

@@ -17,6 +17,15 @@ if os.environ.get("YORIK_CITUS_SUITE") == "1":
         migrated test database's tables by household, as an operator would."""
         with django_db_blocker.unblock():
             call_command("distribute_tables", "--shard-count", "4", verbosity=0)
+            # No statement may join a household table to a table on the
+            # coordinator (yorik.citus): Citus would otherwise send the
+            # coordinator's rows along to the worker, slowly but silently.
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT format('ALTER DATABASE %I SET "
+                    "citus.local_table_join_policy = never', current_database())"
+                )
+                cursor.execute(cursor.fetchone()[0])
             # The sessions Citus opened on the workers while distributing
             # predate the settings it gave their database; a new connection
             # opens new ones.

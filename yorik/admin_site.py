@@ -28,10 +28,13 @@ from django.contrib.admin.views.main import SEARCH_VAR, ChangeList
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.contenttypes.views import shortcut
 from django.core.exceptions import BadRequest
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, URLResolver, path
 from django.utils.translation import gettext, gettext_lazy
+
+from yorik.tenancy import joins_apart
 
 # The longest search a change list takes: each of its links repeats it.
 MAX_SEARCH_LENGTH = 200
@@ -79,6 +82,31 @@ class RefusedListQuery(BadRequest):
     """A change list was asked for a search it does not take."""
 
 
+class RelationsApartChangeList(ChangeList):
+    """A change list that joins only the related rows on its own side of the
+    household line and reads the others in a statement each
+    (yorik.tenancy.joins_apart)."""
+
+    def apply_select_related(self, qs: QuerySet) -> QuerySet:
+        if self.list_select_related is True or (
+            self.list_select_related is False
+            and self.has_related_field_in_list_display()
+        ):
+            paths = [
+                field.name
+                for field in self.model._meta.concrete_fields
+                if field.many_to_one and not field.null
+            ]
+        else:
+            paths = list(self.list_select_related or ())
+        apart = [path for path in paths if joins_apart(self.model, path)]
+        joined = [path for path in paths if path not in apart]
+        # select_related() without a field would follow every relation.
+        if joined:
+            qs = qs.select_related(*joined)
+        return qs.prefetch_related(*apart)
+
+
 class StrictChangeListAdmin:
     """A ModelAdmin mixin: the change list takes only what the admin offers.
 
@@ -118,6 +146,9 @@ class StrictChangeListAdmin:
                 # A relation's filter names the related row by its key.
                 parameters.add(f"{field_path}__{field.target_field.name}__exact")
         return parameters
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return RelationsApartChangeList
 
     def get_changelist_instance(self, request: HttpRequest) -> ChangeList:
         if len(request.GET.get(SEARCH_VAR, "")) > MAX_SEARCH_LENGTH:

@@ -195,7 +195,8 @@ def open_card(
     if household_id is None:
         return None
     card = (
-        Card.objects.select_related("household", "picked_contact", "picked_profile")
+        Card.objects.select_related("picked_contact")
+        .prefetch_related("household", "picked_profile")
         .filter(household_id=household_id, pk=card_id, expires_at__gt=timezone.now())
         .first()
     )
@@ -251,24 +252,35 @@ def closed_link(
             reason = "invalid"
     if household_id is None and (reader := page_viewer(user)) is not None:
         household_id = reader.household.pk
-    card = (
+    expires_at = (
         Card.objects.filter(household_id=household_id, pk=card_id)
-        .values("expires_at", "household__language")
+        .values_list("expires_at", flat=True)
         .first()
         if household_id is not None
         else None
     )
-    if card and card["expires_at"] <= timezone.now() and reason == "gone":
+    if expires_at is None:
+        return ClosedLink(reason=reason, language="")
+    if expires_at <= timezone.now() and reason == "gone":
         reason = "expired"
-    language = card["household__language"] if card else ""
-    return ClosedLink(reason=reason, language=language)
+    return ClosedLink(reason=reason, language=_household_language(household_id))
 
 
 def card_language(card_id: UUID) -> str:
     """Return the language of a stored card's household, or "" for no such card."""
+    household_id = (
+        Card.objects.filter(pk=card_id).values_list("household_id", flat=True).first()
+    )
+    return _household_language(household_id) if household_id is not None else ""
+
+
+def _household_language(household_id: int) -> str:
+    """Return the household's language, read apart from its cards: on Citus
+    the households stay on the coordinator (yorik.citus)."""
+    households = Card._meta.get_field("household").related_model
     return (
-        Card.objects.filter(pk=card_id)
-        .values_list("household__language", flat=True)
+        households.objects.filter(pk=household_id)
+        .values_list("language", flat=True)
         .first()
         or ""
     )
@@ -290,7 +302,8 @@ def find_card(*, caller: Caller, card_id: UUID) -> Card | None:
     back; another member's card is as unknown as a missing one.
     """
     return (
-        Card.objects.select_related("picked_contact", "picked_profile")
+        Card.objects.select_related("picked_contact")
+        .prefetch_related("picked_profile")
         .filter(
             household_id=caller.household.pk,
             created_by_id=caller.profile.pk,

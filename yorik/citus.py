@@ -3,58 +3,53 @@
 Tables of a household's rows (yorik.tenancy.is_household_row) are
 distributed by `household_id`, all co-located, so that a household's rows
 of every table are on one node and a statement naming the household runs
-there alone. Every other table of a model is a reference table, copied to
-every node, so that any node can join it; the tables in
-yorik.tenancy.LOCAL_TABLES stay on the coordinator, unknown to Citus.
+there alone. Every other table stays on the coordinator, unknown to Citus:
+the tables every household shares, which every API call reads before its
+household is known (its token), and Django's own. PostgreSQL plans a
+statement on those alone as on one server, and keeps its plan.
 
-Tables are distributed parents first: Citus needs a foreign key's target
-distributed (or copied) before the table that references it.
+Citus checks the foreign keys between a household's tables, which are
+co-located, but none from a distributed table to a table it does not know:
+those are dropped as their table is distributed (yorik.tenancy).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from graphlib import TopologicalSorter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from django.apps import apps
 from django.db import connection, transaction
 
-from yorik.tenancy import HOUSEHOLD_FIELD, LOCAL_TABLES, is_household_row
+from yorik.tenancy import HOUSEHOLD_FIELD, is_household_row
 
 DISTRIBUTED = "distributed"
-REFERENCE = "reference"
-# A table Citus knows that stays on the coordinator.
-COORDINATOR = "coordinator"
-# A table Citus does not know.
-LOCAL = "local"
-
-
-# pg_dist_partition's (partmethod, repmodel): hash-distributed; or not
-# distributed and copied by two-phase commit (a reference table) or kept in
-# one place (a table on the coordinator that Citus knows).
-PLACEMENT_METHODS = {("h", "s"): DISTRIBUTED, ("n", "t"): REFERENCE}
+# Any other way Citus places a table (a reference table, a Citus local table).
+OTHER = "other"
 
 
 class NotCitus(Exception):
     """The database is not a Citus coordinator."""
 
 
-@dataclass(frozen=True)
-class Placement:
-    table: str
-    kind: str  # DISTRIBUTED, REFERENCE or LOCAL
+class UnexpectedPlacement(Exception):
+    """Citus places a table that this layout keeps on the coordinator alone,
+    or places a household table otherwise than distributed by household."""
 
 
-def table_kinds() -> dict[str, str]:
-    """Return every model table that leaves the coordinator and how."""
-    kinds: dict[str, str] = {}
-    for model in apps.get_models(include_auto_created=True):
-        table = model._meta.db_table
-        if table in LOCAL_TABLES or not model._meta.managed:
-            continue
-        kinds[table] = DISTRIBUTED if is_household_row(model) else REFERENCE
-    return kinds
+def model_tables() -> dict[str, bool]:
+    """Return the table of every model, each with whether its rows are a
+    household's."""
+    return {
+        model._meta.db_table: is_household_row(model)
+        for model in apps.get_models(include_auto_created=True)
+        if model._meta.managed
+    }
+
+
+def household_tables() -> list[str]:
+    """Return the tables of every model whose rows are a household's."""
+    return sorted(table for table, household in model_tables().items() if household)
 
 
 @dataclass(frozen=True)
@@ -74,32 +69,23 @@ def foreign_keys() -> list[ForeignKey]:
             "FROM pg_constraint AS key "
             "JOIN pg_class AS child ON child.oid = key.conrelid "
             "JOIN pg_class AS parent ON parent.oid = key.confrelid "
-            "WHERE key.contype = 'f' AND key.connamespace = 'public'::regnamespace"
+            "WHERE key.contype = 'f' AND key.connamespace = 'public'::regnamespace "
+            "ORDER BY child.relname, key.conname"
         )
         return [ForeignKey(*row) for row in cursor.fetchall()]
 
 
-def placements() -> list[Placement]:
-    """Return the tables to place, each after the tables it references."""
-    kinds = table_kinds()
-    parents: dict[str, set[str]] = {table: set() for table in kinds}
-    for key in foreign_keys():
-        if key.table in kinds and key.parent in kinds and key.table != key.parent:
-            parents[key.table].add(key.parent)
-    order = TopologicalSorter(parents)
-    return [Placement(table, kinds[table]) for table in order.static_order()]
-
-
 def placed_tables() -> dict[str, str]:
-    """Return the tables Citus already places, by kind."""
+    """Return the tables Citus places, each DISTRIBUTED (by hash, as
+    distribute_tables does) or OTHER."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT relname, partmethod, repmodel FROM pg_dist_partition "
+            "SELECT relname, partmethod FROM pg_dist_partition "
             "JOIN pg_class ON pg_class.oid = logicalrelid"
         )
         return {
-            table: PLACEMENT_METHODS.get((method, model), COORDINATOR)
-            for table, method, model in cursor.fetchall()
+            table: DISTRIBUTED if method == "h" else OTHER
+            for table, method in cursor.fetchall()
         }
 
 
@@ -109,104 +95,92 @@ def is_citus() -> bool:
         return cursor.fetchone() is not None
 
 
-def _detach_foreign_keys(tables: set[str]) -> list[str]:
-    """Drop the foreign keys from the tables to be placed; return the
-    statements that add them back.
+@dataclass
+class Distribution:
+    """What `distribute` did: the tables it distributed, those Citus had
+    distributed already, and the foreign keys it dropped."""
 
-    Placing a table referenced by a table still on the coordinator alone
-    (or referencing one) makes Citus convert that other table in place,
-    which it cannot do for a table with an identity column, as Django's
-    ids are. Placed without their foreign keys, the tables are then joined
-    up again, each key checked by Citus on the nodes.
+    distributed: list[str] = field(default_factory=list)
+    already: list[str] = field(default_factory=list)
+    keys_dropped: list[ForeignKey] = field(default_factory=list)
+
+
+def distribute(*, shard_count: int) -> Distribution:
+    """Distribute every household table not distributed yet.
+
+    Idempotent: tables Citus distributes already are passed over. The first
+    distributed table gets `shard_count` shards and every other one is
+    co-located with it. One transaction: a failure changes nothing.
+
+    Each table is distributed without its foreign keys (Citus would
+    otherwise want the tables they point to placed too); then those between
+    household tables are added back, checked by Citus on each node, and
+    those to or from the coordinator's tables are left dropped.
     """
+    if not is_citus():
+        raise NotCitus("The database has no citus extension.")
+    done = Distribution()
+    tables = household_tables()
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            # The foreign keys are added in the same transaction as the
+            # shards: one connection per node.
+            cursor.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+        placed = placed_tables()
+        models = model_tables()
+        unexpected = sorted(
+            table
+            for table, kind in placed.items()
+            if table in models and (not models[table] or kind != DISTRIBUTED)
+        )
+        if unexpected:
+            raise UnexpectedPlacement(
+                f"Citus places {', '.join(unexpected)}, which this layout keeps "
+                "on the coordinator alone (or distributes by household)."
+            )
+        done.already = [table for table in tables if table in placed]
+        done.distributed = [table for table in tables if table not in placed]
+        restore = _detach_foreign_keys(set(done.distributed), set(tables), done)
+        colocate_with = done.already[0] if done.already else None
+        with connection.cursor() as cursor:
+            for table in done.distributed:
+                if colocate_with is None:
+                    cursor.execute(
+                        "SELECT create_distributed_table(%s, %s, shard_count => %s)",
+                        [table, f"{HOUSEHOLD_FIELD}_id", shard_count],
+                    )
+                    colocate_with = table
+                else:
+                    cursor.execute(
+                        "SELECT create_distributed_table(%s, %s, colocate_with => %s)",
+                        [table, f"{HOUSEHOLD_FIELD}_id", colocate_with],
+                    )
+            for statement in restore:
+                cursor.execute(statement)
+    return done
+
+
+def _detach_foreign_keys(
+    placing: set[str], household: set[str], done: Distribution
+) -> list[str]:
+    """Drop the foreign keys to and from the tables about to be distributed;
+    return the statements that add back those between household tables, and
+    note the others in `done`."""
     quote = connection.ops.quote_name
     restore = []
     with connection.cursor() as cursor:
         for key in foreign_keys():
-            if key.table not in tables:
+            if key.table not in placing and key.parent not in placing:
                 continue
             table, name = quote(key.table), quote(key.name)
             cursor.execute(f"ALTER TABLE {table} DROP CONSTRAINT {name}")
-            restore.append(
-                f"ALTER TABLE {table} ADD CONSTRAINT {name} {key.definition}"
-            )
+            if key.table in household and key.parent in household:
+                restore.append(
+                    f"ALTER TABLE {table} ADD CONSTRAINT {name} {key.definition}"
+                )
+            else:
+                done.keys_dropped.append(key)
     return restore
-
-
-def _recreate_unknown_to_citus(table: str) -> None:
-    """Drop a table of yorik.tenancy.LOCAL_TABLES that Citus knows and create
-    it again, empty, unknown to Citus.
-
-    Citus's undistribute_table refuses tables with an identity column, as
-    Django's ids are. Only short-lived rows are kept in these tables (request
-    counts of the current window), so nothing of worth is lost. A table that
-    skipped the write-ahead log (a migration's RunSQL) skips it again.
-    """
-    model = next(model for model in apps.get_models() if model._meta.db_table == table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT relpersistence = 'u' FROM pg_class WHERE oid = %s::regclass",
-            [table],
-        )
-        (unlogged,) = cursor.fetchone()
-    with connection.schema_editor() as editor:
-        editor.delete_model(model)
-        editor.create_model(model)
-        if unlogged:
-            editor.execute(f"ALTER TABLE {editor.quote_name(table)} SET UNLOGGED")
-
-
-def distribute(*, shard_count: int) -> Iterator[tuple[Placement, bool]]:
-    """Place every table not placed yet; yield each with whether it was placed now.
-
-    Idempotent: tables Citus places already are passed over. The first
-    distributed table gets `shard_count` shards and every other one is
-    co-located with it. A table of yorik.tenancy.LOCAL_TABLES that Citus
-    knows is given back to the coordinator alone. One transaction: a failure
-    places nothing.
-    """
-    if not is_citus():
-        raise NotCitus("The database has no citus extension.")
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            # Foreign keys to reference tables are added in the same
-            # transaction as the shards: one connection per node.
-            cursor.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
-        placed = placed_tables()
-        order = placements()
-        restore = _detach_foreign_keys(
-            {placement.table for placement in order if placement.table not in placed}
-        )
-        colocate_with = next(
-            (table for table, kind in placed.items() if kind == DISTRIBUTED), None
-        )
-        for table in sorted(LOCAL_TABLES & placed.keys()):
-            _recreate_unknown_to_citus(table)
-            yield Placement(table, LOCAL), True
-        for placement in order:
-            if placement.table in placed:
-                yield placement, False
-                continue
-            with connection.cursor() as cursor:
-                if placement.kind == REFERENCE:
-                    cursor.execute(
-                        "SELECT create_reference_table(%s)", [placement.table]
-                    )
-                elif colocate_with is None:
-                    cursor.execute(
-                        "SELECT create_distributed_table(%s, %s, shard_count => %s)",
-                        [placement.table, f"{HOUSEHOLD_FIELD}_id", shard_count],
-                    )
-                    colocate_with = placement.table
-                else:
-                    cursor.execute(
-                        "SELECT create_distributed_table(%s, %s, colocate_with => %s)",
-                        [placement.table, f"{HOUSEHOLD_FIELD}_id", colocate_with],
-                    )
-            yield placement, True
-        with connection.cursor() as cursor:
-            for statement in restore:
-                cursor.execute(statement)
 
 
 def set_session_defaults(settings: Mapping[str, str]) -> None:
@@ -214,17 +188,18 @@ def set_session_defaults(settings: Mapping[str, str]) -> None:
     the coordinator and, through Citus, on every worker.
 
     A statement routed to a worker runs in a session Citus opened there,
-    which takes none of the settings the app's session SET on the
-    coordinator. Names and values are the app's own constants, written
-    out: ALTER DATABASE takes no parameters. Sessions already open keep
-    what they had.
+    which takes none of the settings the app's session has on the
+    coordinator. ALTER DATABASE takes no parameters: PostgreSQL quotes each
+    name and value (format). Sessions already open keep what they had.
     """
-    quote = connection.ops.quote_name
     with connection.cursor() as cursor:
-        cursor.execute("SELECT current_database()")
-        (database,) = cursor.fetchone()
         for name, value in settings.items():
-            cursor.execute(f"ALTER DATABASE {quote(database)} SET {name} = {value}")
+            cursor.execute(
+                "SELECT format('ALTER DATABASE %%I SET %%s = %%L', "
+                "current_database(), %s::text, %s::text)",
+                [name, value],
+            )
+            cursor.execute(cursor.fetchone()[0])
 
 
 # Functions Citus runs on the worker that holds a household's shards (their

@@ -157,8 +157,8 @@ else:
 # The database is a Citus coordinator whose tables `manage.py
 # distribute_tables` has placed (docs/operations.md, "Running on a Citus
 # cluster"): the settings below that Citus needs default to its values, and
-# the token lookup and its rate count run as two statements
-# (household.authentication). Setting Citus's modify mode alone says as much.
+# an import has its household's shards analysed on their worker
+# (yorik.statistics). Setting Citus's modify mode alone says as much.
 YORIK_CITUS = env_bool(
     "YORIK_CITUS",
     default=bool(os.environ.get("YORIK_CITUS_MULTI_SHARD_MODIFY_MODE")),
@@ -188,7 +188,11 @@ if statement_timeout > 0:
 work_mem = os.environ.get("YORIK_DB_WORK_MEM", "16MB")
 if not re.fullmatch(r"\d+(kB|MB|GB)?", work_mem):
     raise ImproperlyConfigured("YORIK_DB_WORK_MEM must be a size such as 16MB.")
-server_settings.append(f"-c work_mem={work_mem}")
+# How the app's statements are planned and run: every app connection's
+# settings, and on Citus every node's sessions' defaults too, which
+# `manage.py distribute_tables` sets: a statement Citus routes to a worker
+# runs in a session Citus opened there, which takes none of the app's own.
+YORIK_PLANNER_SETTINGS = {"work_mem": work_mem}
 # A household's rows are in memory or on an SSD, where reading a page out of
 # order costs about what reading the next one does. With PostgreSQL's
 # default (4, for spinning disks) the planner reads all 45,000 leads of a
@@ -200,27 +204,33 @@ if not re.fullmatch(r"\d+(\.\d+)?", random_page_cost):
     raise ImproperlyConfigured(
         "YORIK_DB_RANDOM_PAGE_COST must be a number such as 1.1."
     )
-server_settings.append(f"-c random_page_cost={random_page_cost}")
+YORIK_PLANNER_SETTINGS["random_page_cost"] = random_page_cost
 # A request's statement never waits for parallel workers: starting them costs
 # more than any search of a household gains, and under load every core is
 # busy with requests already. A generic plan prices a small household's
 # search at the table's average household and may gather two workers for it:
 # find_person for "Anna Jung" in 1,000 contacts took 8.4 ms, 0.3 without
 # (docs/performance.md, "No parallel workers").
-server_settings.append("-c max_parallel_workers_per_gather=0")
+YORIK_PLANNER_SETTINGS["max_parallel_workers_per_gather"] = "0"
+server_settings.extend(
+    f"-c {name}={value}" for name, value in YORIK_PLANNER_SETTINGS.items()
+)
 # The preparing cursor's statements have one plan each, whatever their values:
 # rows by key (the token, the card, the rate counter, yorik.compiled's) and
 # the similar-name lane's (its words through the household's index, each near
 # word's rows through theirs, at every size of the bench). PostgreSQL's own
 # choice ("auto") plans the lane's anew on every call, 0.6 to 1.0 ms more a
 # search (docs/performance.md, "Generic plans for prepared statements").
-# On a Citus coordinator it is "force_custom_plan": Citus routes a statement
-# to its household's shard by the household's value, which a generic plan
-# does not have ("auto" may settle on one after five runs;
-# docs/operations.md, "Running on a Citus cluster").
+# On a Citus coordinator it is "auto": Citus routes a statement to its
+# household's shard by the household's value, so it prices a generic plan
+# without that value out of reach, and PostgreSQL plans such a statement with
+# its values every time; the statements on the coordinator's own tables (the
+# token's) and those Citus routes without their values (one household table
+# by its household, as the card's INSERT) keep their plans
+# (docs/operations.md, "Running on a Citus cluster").
 plan_cache_mode = os.environ.get(
     "YORIK_DB_PLAN_CACHE_MODE",
-    "force_custom_plan" if YORIK_CITUS else "force_generic_plan",
+    "auto" if YORIK_CITUS else "force_generic_plan",
 )
 if plan_cache_mode not in ("auto", "force_generic_plan", "force_custom_plan"):
     raise ImproperlyConfigured(
@@ -228,9 +238,11 @@ if plan_cache_mode not in ("auto", "force_generic_plan", "force_custom_plan"):
         "force_custom_plan."
     )
 server_settings.append(f"-c plan_cache_mode={plan_cache_mode}")
-# Citus only: "sequential" lets one transaction write a table copied to every
-# node and the household tables that reference it (deleting a member with
-# their leads, a household with everything), one connection per node.
+# Citus only: Django's cascades (deleting a member, a household) write every
+# shard of a table when they do not name the household; "sequential" sends
+# such a write through one connection a worker instead of one a shard, so it
+# cannot take a worker's connections from the requests. "parallel" (Citus's
+# own default) works too, and is faster for those rare writes.
 citus_modify_mode = os.environ.get(
     "YORIK_CITUS_MULTI_SHARD_MODIFY_MODE", "sequential" if YORIK_CITUS else ""
 )

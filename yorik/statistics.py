@@ -21,8 +21,8 @@ table, on a worker, where the count of changed rows belongs to the session
 Citus wrote them through. There the household's shards alone are analysed,
 by a function Citus runs on their worker (yorik.citus.HOUSEHOLD_FUNCTIONS),
 when a shard has grown by more than a tenth, plus a few pages, since its
-last analysis. The tables every node holds a copy of are left to the
-nodes' autovacuum.
+last analysis. The tables that stay on the coordinator are analysed there,
+as on one server.
 """
 
 from collections.abc import Iterable
@@ -76,13 +76,17 @@ def analyze_changed_tables(
 ) -> list[str]:
     """Analyse the tables changed past autovacuum's threshold; return their names.
 
-    On Citus, the household's shards of its tables that grew past a tenth;
-    before `distribute_tables` has placed the tables (and created the
-    function that does this), they are still the coordinator's own.
+    On Citus, the household's shards of its tables that grew past a tenth,
+    and the coordinator's own tables as on one server; before
+    `distribute_tables` has distributed the tables (and created the function
+    that does this), they are all still the coordinator's own.
     """
     connection = connections[using]
+    tables = list(tables)
+    changed: list[str] = []
     if settings.YORIK_CITUS and _distributed(connection):
         household_tables = [t for t in tables if t in _household_tables()]
+        tables = [t for t in tables if t not in _household_tables()]
         # Citus runs the function on the household's worker when it is
         # called outside a transaction, as on_commit calls it. Inside one
         # it runs on the coordinator, which holds no shard, and a savepoint
@@ -98,6 +102,7 @@ def analyze_changed_tables(
                 [household_id, household_tables],
             )
             (changed,) = cursor.fetchone()
+    if not tables:
         return changed
     with connection.cursor() as cursor:
         # A backend hands its counts of changed rows to the statistics views
@@ -105,10 +110,10 @@ def analyze_changed_tables(
         # end hands over those of the write that just committed.
         cursor.execute("SELECT pg_stat_force_next_flush()")
         cursor.execute(CHANGED_TABLES, [list(tables)])
-        changed = [name for (name,) in cursor.fetchall()]
-        for name in changed:
+        here = [name for (name,) in cursor.fetchall()]
+        for name in here:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(name)}")
-    return changed
+    return changed + here
 
 
 def _distributed(connection) -> bool:

@@ -15,9 +15,14 @@ PostgreSQL the schema is the same.
   another shard by updating it.
 
 The tables every household shares (households, logins and their profiles,
-memberships, API tokens, Django's own) are not distributed but copied to
-every node: `SHARED_MODELS` names Yorik's, and `manage.py distribute_tables`
-makes them Citus reference tables.
+memberships, API tokens, Django's own) stay on the coordinator as plain
+PostgreSQL tables, unknown to Citus: `SHARED_MODELS` names Yorik's. Every
+API call reads them first (its token), and a household's members are
+searched there; PostgreSQL runs those statements on the plans it keeps, as
+on one server. A household table keeps its foreign keys to them on one
+PostgreSQL; on Citus, which checks no key from a distributed table to a
+table it does not know, `manage.py distribute_tables` drops them, and
+Django's `on_delete` keeps the rows in step.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ from django.db.models.sql.where import AND, WhereNode
 HOUSEHOLD_FIELD = "household"
 
 # Small tables read by every request before its household is known (which
-# household a token or a login belongs to); every node holds a copy.
+# household a token or a login belongs to); on Citus they stay on the
+# coordinator with every other table that has no household.
 SHARED_MODELS = frozenset(
     {
         "household.household",
@@ -42,20 +48,27 @@ SHARED_MODELS = frozenset(
     }
 )
 
-# Tables that stay on the coordinator, unknown to Citus: no household, no
-# reference to or from any other table, and no statement that joins them to
-# one (the cache, sessions, request counts, applied migrations). A statement
-# on them alone is planned by PostgreSQL as on one server.
-LOCAL_TABLES = frozenset(
-    {"django_migrations", "django_session", "yorik_cache", "yorik_ratecounter"}
-)
-
 
 def is_household_row(model: type[models.Model]) -> bool:
     """Return whether the model's rows are distributed by their household."""
     if model._meta.label_lower in SHARED_MODELS:
         return False
     return any(field.name == HOUSEHOLD_FIELD for field in model._meta.concrete_fields)
+
+
+def joins_apart(model: type[models.Model], path: str) -> bool:
+    """Return whether the relation path (`owner__profile`) reaches from the
+    model's table to one on the other side of the household line: a
+    household table and one that stays on the coordinator. On Citus no
+    statement may join the two (yorik.citus), so such a relation is read
+    in a statement of its own (`prefetch_related`), not joined
+    (`select_related`, a filter across it)."""
+    side = is_household_row(model)
+    for name in path.split("__"):
+        model = model._meta.get_field(name).related_model
+        if is_household_row(model) != side:
+            return True
+    return False
 
 
 class HouseholdForeignKey(models.ForeignKey):

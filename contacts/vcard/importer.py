@@ -428,7 +428,7 @@ class _AddressBook:
         if contact_id in self.new:
             self.new[contact_id] = check_contact(household=self.household, **merged)
         else:
-            contact = Contact.objects.select_related("household").get(
+            contact = Contact.objects.prefetch_related("household").get(
                 household=self.household, pk=contact_id
             )
             update_contact(contact=contact, **merged)

@@ -63,7 +63,7 @@ def kept_upload(
     )
     if household is not None:
         uploads = uploads.filter(household=household)
-    return uploads.select_related("household").first()
+    return uploads.prefetch_related("household").first()
 
 
 @transaction.atomic

@@ -18,8 +18,8 @@ from tests.citus.build import CitusUnavailable, ensure_citus
 from tests.citus.cluster import temporary_cluster
 
 # Plans read with EXPLAIN on one server, and the generic plans of plain
-# PostgreSQL, which Citus does not use ("auto" lets it route each statement
-# by its household).
+# PostgreSQL: on Citus a statement is planned with its household's value,
+# by which Citus routes it.
 IGNORED = ["tests/people_search/test_statements.py", "tests/yorik/test_indexes.py"]
 DESELECTED = [
     "tests/people_search/test_people_search.py::"

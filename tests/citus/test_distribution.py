@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
-from django.core.management import call_command
+from django.conf import settings
+from django.core.management import CommandError, call_command
 from django.db import connection
 
 from household.icalendar_import import import_ics
@@ -44,42 +45,75 @@ def placements() -> dict[str, tuple[str, int]]:
         return {table: (method, group) for table, method, group in cursor.fetchall()}
 
 
-def test_household_tables_are_distributed_together_and_shared_ones_copied():
+def test_household_tables_are_distributed_together_the_rest_stay_on_the_coordinator():
     placed = placements()
     models = apps.get_models(include_auto_created=True)
     household_tables = {m._meta.db_table for m in models if is_household_row(m)}
     shared_tables = {apps.get_model(label)._meta.db_table for label in SHARED_MODELS}
 
-    assert {placed[table][0] for table in household_tables} == {"h"}
-    assert len({placed[table][1] for table in household_tables}) == 1
-    assert {placed[table][0] for table in shared_tables} == {"n"}
+    assert placed.keys() == household_tables
+    assert {method for method, _ in placed.values()} == {"h"}
+    assert len({group for _, group in placed.values()}) == 1
+    assert not shared_tables & placed.keys()
 
 
-def test_distributing_again_places_nothing():
-    output = StringIO()
-
-    call_command("distribute_tables", stdout=output)
-
-    assert output.getvalue().endswith("0 table(s) placed.\n")
-    assert "contacts_contact: already distributed" in output.getvalue()
-
-
-def test_a_local_table_citus_knows_is_given_back_to_the_coordinator_alone():
-    """The request counts are read and written alone, by PostgreSQL's own
-    planner, once Citus does not know their table."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT citus_add_local_table_to_metadata('yorik_ratecounter')")
-    output = StringIO()
-
-    call_command("distribute_tables", stdout=output)
-
-    assert "yorik_ratecounter: given back to the coordinator alone" in output.getvalue()
-    assert "yorik_ratecounter" not in placements()
+def foreign_keys_between() -> set[tuple[str, str]]:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT relpersistence FROM pg_class WHERE relname = 'yorik_ratecounter'"
+            "SELECT conrelid::regclass::text, confrelid::regclass::text "
+            "FROM pg_constraint WHERE contype = 'f' "
+            "AND connamespace = 'public'::regnamespace"
         )
-        assert cursor.fetchone() == ("u",)
+        return set(cursor.fetchall())
+
+
+def test_only_foreign_keys_citus_can_check_are_kept():
+    """Between a household's tables (co-located, checked on their node) and
+    between the coordinator's; none from one to the other."""
+    placed = placements()
+    keys = foreign_keys_between()
+
+    assert ("contacts_contactchannel", "contacts_contact") in keys
+    assert ("household_membership", "household_household") in keys
+    assert not {
+        (table, parent)
+        for table, parent in keys
+        if (table in placed) != (parent in placed)
+    }
+
+
+def test_distributing_again_distributes_nothing():
+    output = StringIO()
+
+    call_command("distribute_tables", stdout=output)
+
+    assert output.getvalue().endswith("0 table(s) distributed.\n")
+    assert "contacts_contact: already distributed" in output.getvalue()
+    assert "dropped" not in output.getvalue()
+
+
+def test_a_table_kept_on_the_coordinator_that_citus_places_is_refused():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT citus_add_local_table_to_metadata('yorik_ratecounter')")
+
+    with pytest.raises(CommandError, match="Citus places yorik_ratecounter"):
+        call_command("distribute_tables", stdout=StringIO())
+
+
+@pytest.mark.parametrize(
+    "name", ["work_mem", "random_page_cost", "max_parallel_workers_per_gather"]
+)
+def test_workers_plan_a_households_statements_with_the_apps_settings(name):
+    """A statement routed to a worker runs in a session Citus opened there,
+    which takes its settings from its database, not from the app's session."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT result FROM run_command_on_workers(format('SHOW %%I', %s::text))",
+            [name],
+        )
+        shown = {result for (result,) in cursor.fetchall()}
+
+    assert shown == {settings.YORIK_PLANNER_SETTINGS[name]}
 
 
 def test_a_households_shard_compares_words_as_the_similar_name_lane_does(household):
@@ -164,3 +198,15 @@ def test_every_skill_call_runs_on_its_households_shard_alone(demo, skill, inputs
     response = demo.call(skill, inputs)
 
     assert response.status_code == 200, response.content
+
+
+def test_skill_calls_stay_on_their_households_shard_once_their_plans_are_kept(demo):
+    # Past psycopg's preparing (after 5 runs) and PostgreSQL's five custom
+    # plans of a prepared statement, when it may keep a generic one.
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL citus.multi_task_query_log_level = 'error'")
+
+    for _ in range(12):
+        for skill, inputs in CALLS:
+            response = demo.call(skill, inputs)
+            assert response.status_code == 200, response.content

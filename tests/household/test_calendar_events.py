@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from household.models import CalendarEvent
+from household.models import CalendarEvent, EventAttendee
 from household.services import create_calendar_event
 
 STARTS_AT = datetime(2025, 5, 2, 7, tzinfo=UTC)
@@ -24,4 +24,8 @@ def test_a_created_event_keeps_its_title_folded_and_its_attendees(
 
     event = CalendarEvent.objects.get()
     assert event.folded_title == "kontrolle beim zahnarzt"
-    assert list(event.attendees.all()) == [admin_membership.profile]
+    assert list(
+        EventAttendee.objects.filter(calendarevent=event).values_list(
+            "userprofile_id", flat=True
+        )
+    ) == [admin_membership.profile_id]

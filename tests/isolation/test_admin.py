@@ -9,11 +9,12 @@ from html import unescape
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
-from django.db import models
+from django.db import connection, models
 from django.test import Client
 from django.urls import NoReverseMatch, reverse
 
@@ -171,6 +172,14 @@ def test_changelists_show_nothing_of_b(world, a_admin, label, query):
 @pytest.mark.parametrize(("label", "route"), ROW_VIEWS)
 def test_own_rows_views_show_nothing_of_b(world, a_admin, label, route):
     """Foreign-key choices, inlines and deletion summaries stay in the household."""
+    if settings.YORIK_CITUS and route.endswith("/delete/"):
+        # Django's deletion summary reads each row to be deleted with the row
+        # it belongs to joined: for a member's conversations, the member, on
+        # the coordinator. Citus answers that by sending the coordinator's
+        # rows along, as the app's connections allow and the Citus suite
+        # otherwise refuses (tests/conftest.py).
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL citus.local_table_join_policy = auto")
     rows = row_pairs(world.a, apps.get_model(label), route)
     for pks in rows:
         response = a_admin.get(view_url(label, route, *pks), follow=True)

@@ -13,15 +13,6 @@ from yorik.rate_limits import count_request
 from yorik.tokens import hash_token, issue_token
 
 
-@pytest.fixture(params=[False, True], ids=["one statement", "lookup and count apart"])
-def token_check(request, settings):
-    """The token lookup counting the request in the same statement, and as on
-    Citus, in a statement of its own (settings.YORIK_CITUS)."""
-    if settings.YORIK_CITUS and not request.param:
-        pytest.skip("On Citus the token lookup and its count are always apart.")
-    settings.YORIK_CITUS = request.param
-
-
 def counts_of_eight_clients(count: Callable[[], int]) -> list[int]:
     """Return the window's counts that eight clients at once saw, 25 requests
     each, in order."""
@@ -56,7 +47,7 @@ def test_concurrent_requests_are_counted_exactly():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_token_lookups_count_exactly(household, token_check):
+def test_concurrent_token_lookups_count_exactly(household):
     """The lookup's own count, eight clients with one token at once."""
     token, key = issue_token(profile=build_member(household, "eve").profile)
 
@@ -81,9 +72,7 @@ def test_a_new_window_starts_from_one_and_says_when_it_ends():
     assert 0 < second.retry_after <= 60
 
 
-def test_throttled_requests_beyond_the_limit_get_429_with_retry_after(
-    api, monkeypatch, token_check
-):
+def test_throttled_requests_beyond_the_limit_get_429_with_retry_after(api, monkeypatch):
     from yorik.throttling import TokenRateThrottle
 
     monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {"skills": "3/hour"})
@@ -105,7 +94,7 @@ def test_counts_skip_the_write_ahead_log(db):
         assert cursor.fetchone() == ("u",)
 
 
-def test_the_token_lookup_counts_under_the_rate_limits_own_key(api, token_check):
+def test_the_token_lookup_counts_under_the_rate_limits_own_key(api):
     """Authentication counts the request as it finds the token; a request
     counted any other way (`count_request`) lands in the same window."""
     for _ in range(3):
@@ -117,7 +106,7 @@ def test_the_token_lookup_counts_under_the_rate_limits_own_key(api, token_check)
     assert hit.hits == 4
 
 
-def test_a_request_with_an_unknown_token_counts_nothing(client, db, token_check):
+def test_a_request_with_an_unknown_token_counts_nothing(client, db):
     response = client.get("/api/skills/", HTTP_AUTHORIZATION="Bearer not-a-token")
 
     assert response.status_code == 401

@@ -155,11 +155,11 @@ SHOW_CITUS = [
     ("env", "citus", "plan_cache_mode", "modify_mode"),
     [
         ({}, "False", "force_generic_plan", None),
-        ({"YORIK_CITUS": "1"}, "True", "force_custom_plan", "sequential"),
+        ({"YORIK_CITUS": "1"}, "True", "auto", "sequential"),
         (
-            {"YORIK_CITUS": "1", "YORIK_DB_PLAN_CACHE_MODE": "auto"},
+            {"YORIK_CITUS": "1", "YORIK_DB_PLAN_CACHE_MODE": "force_custom_plan"},
             "True",
-            "auto",
+            "force_custom_plan",
             "sequential",
         ),
         # The two Citus settings alone, without YORIK_CITUS.

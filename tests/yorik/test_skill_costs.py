@@ -6,7 +6,6 @@ the API layer and is not part of its cost.
 """
 
 import pytest
-from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -215,7 +214,7 @@ def test_search_anything_adds_names_heard_alike_past_whole_words(
         ("compose_check_recipient", None),
     ],
 )
-def test_over_http_a_call_adds_the_token_check_and_its_rate_limit(
+def test_over_http_a_call_adds_one_statement_for_the_token_and_its_rate_limit(
     api, caller, book, household, skill, inputs
 ):
     if inputs is None:
@@ -235,18 +234,10 @@ def test_over_http_a_call_adds_the_token_check_and_its_rate_limit(
         response = api.call(skill, inputs)
 
     assert response.status_code == 200
-    assert len(context.captured_queries) == own + card_writes + token_check()
-
-
-def token_check() -> int:
-    """The statements of the token check: one, or on Citus the lookup and the
-    count apart."""
-    return 2 if settings.YORIK_CITUS else 1
+    assert len(context.captured_queries) == own + card_writes + 1
 
 
 def test_listing_the_skills_runs_one_statement_for_the_token_and_its_rate_limit(api):
-    if settings.YORIK_CITUS:
-        pytest.skip("On Citus the token lookup and its count are two statements.")
     api.get("/api/skills/")  # The token's last use is recorded once in 5 minutes.
 
     with CaptureQueriesContext(connection) as context:
@@ -256,21 +247,6 @@ def test_listing_the_skills_runs_one_statement_for_the_token_and_its_rate_limit(
     (statement,) = [query["sql"] for query in context.captured_queries]
     assert "yorik_apitoken" in statement
     assert "yorik_ratecounter" in statement
-
-
-def test_on_citus_the_token_lookup_and_its_count_are_two_statements(api, settings):
-    settings.YORIK_CITUS = True
-    api.get("/api/skills/")  # The token's last use is recorded once in 5 minutes.
-
-    with CaptureQueriesContext(connection) as context:
-        response = api.get("/api/skills/")
-
-    assert response.status_code == 200
-    lookup, count = [query["sql"] for query in context.captured_queries]
-    assert "yorik_apitoken" in lookup
-    assert "yorik_ratecounter" not in lookup
-    assert "yorik_ratecounter" in count
-    assert "yorik_apitoken" not in count
 
 
 def test_the_statements_of_every_call_are_prepared_once_per_connection(
@@ -285,6 +261,8 @@ def test_the_statements_of_every_call_are_prepared_once_per_connection(
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [statement for (statement,) in cursor.fetchall()]
 
-    assert any("user_profiles" in s and "yorik_apitoken" in s for s in prepared)
-    assert any("yorik_ratecounter" in s for s in prepared)
+    assert any(
+        "user_profiles" in s and "yorik_apitoken" in s and "yorik_ratecounter" in s
+        for s in prepared
+    )
     assert any(s.startswith('INSERT INTO "yorik_card"') for s in prepared)

@@ -8,13 +8,34 @@ from django.test.utils import CaptureQueriesContext
 
 from contacts.models import Contact, ContactChannel
 from tests.builders import build_contact
-from yorik.tenancy import SHARED_MODELS, HouseholdForeignKey, is_household_row
+from yorik.tenancy import (
+    SHARED_MODELS,
+    HouseholdForeignKey,
+    is_household_row,
+    joins_apart,
+)
 
 HOUSEHOLD_TABLES = sorted(
     model._meta.db_table
     for model in apps.get_models(include_auto_created=True)
     if is_household_row(model)
 )
+
+
+@pytest.mark.parametrize(
+    ("label", "path", "apart"),
+    [
+        ("household.lead", "owner", True),
+        ("household.lead", "owner__profile", True),
+        ("yorik.card", "household", True),
+        ("yorik.card", "picked_contact", False),
+        ("contacts.contactchannel", "contact", False),
+        ("household.membership", "profile__household", False),
+        ("people_search.personalword", "contact__household", True),
+    ],
+)
+def test_a_relation_across_the_household_line_is_read_apart(label, path, apart):
+    assert joins_apart(apps.get_model(label), path) is apart
 
 
 def constraints(table: str) -> dict[str, dict]:

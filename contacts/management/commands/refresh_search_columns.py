@@ -27,9 +27,10 @@ class Command(BaseCommand):
     def handle(self, *args, household: str | None, **options) -> None:
         contacts = Contact.objects.order_by("household_id", "pk")
         if household:
-            if not Household.objects.filter(slug=household).exists():
+            found = Household.objects.filter(slug=household).first()
+            if found is None:
                 raise CommandError(f"No household {household!r}.")
-            contacts = contacts.filter(household__slug=household)
+            contacts = contacts.filter(household=found)
         rows = list(contacts.values_list("household_id", "pk"))
         with tqdm(
             total=len(rows), unit="contact", file=self.stderr, disable=None

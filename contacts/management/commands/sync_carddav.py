@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from contacts.carddav.sync import sync_carddav
 from contacts.models import CardDavAccount
+from household.models import Household
 
 
 class Command(BaseCommand):
@@ -14,10 +15,13 @@ class Command(BaseCommand):
         parser.add_argument("--household", required=True, help="household slug")
 
     def handle(self, *args, household: str, **options) -> None:
+        found = Household.objects.filter(slug=household).first()
         account = (
-            CardDavAccount.objects.select_related("household")
-            .filter(household__slug=household)
+            CardDavAccount.objects.filter(household=found)
+            .prefetch_related("household")
             .first()
+            if found is not None
+            else None
         )
         if account is None:
             raise CommandError(
