@@ -324,7 +324,14 @@ def delete_word(*, member: Membership, word_id: int) -> bool:
 # -- find_person's learned lane -------------------------------------------------
 
 _LEARNED = """\
-SELECT w.kind AS learned_kind, w.person_id AS learned_person, contact.*
+WITH people AS MATERIALIZED (
+    SELECT m.role, m.profile_id, p.first_name, p.last_name, p.email,
+        p.sort_name AS person_sort_name
+    FROM household_membership AS m JOIN user_profiles AS p ON p.id = m.profile_id
+    WHERE m.household_id = {household}::bigint
+        AND p.household_id = {household}::bigint AND {member_filters}
+)
+SELECT w.kind AS learned_kind, contact.*, person.*
 FROM personal_words AS w
 LEFT JOIN LATERAL (
     SELECT {contact_details}
@@ -332,6 +339,7 @@ LEFT JOIN LATERAL (
     WHERE c.id = w.contact_id AND c.household_id = {household}::bigint
         AND {contact_filters}
 ) AS contact ON TRUE
+LEFT JOIN people AS person ON person.profile_id = w.person_id
 WHERE w.household_id = {household}::bigint AND w.member_id = {member}
     AND {targets}
     AND (w.phrase = {phrase}
@@ -350,15 +358,16 @@ def learned_statement(
     contact_filters: Statement | None,
     member_filters: Statement | None,
 ) -> Statement:
-    """Return the statement reading the member's words for a query, each
-    with the contact it names (`learned_person` for a member it names), on
-    the household in every table it reads.
+    """Return the statement reading the member's words for a query with the
+    rows they name, on the household in every table it reads.
 
     A source left out (its filters None) gives no row: its words are not
-    read. (Not a FALSE inside its join: Citus would find no shard for that
-    table and could no longer send the statement to one node.) The members
-    a word names are read by `learned_people_statement`: on Citus their
-    tables stay on the coordinator (yorik.tenancy.joins_apart).
+    read. (Not a FALSE inside a household table's join: Citus would find no
+    shard for that table and could no longer send the statement to one
+    node.) The members a word may name are the household's, read first
+    (`people`) and not joined to the words: on Citus their tables stay on
+    the coordinator (yorik.tenancy.joins_apart), and Citus sends that small
+    set along with the statement to the words' node.
     """
     targets = [
         *([] if contact_filters else ["w.contact_id IS NULL"]),
@@ -368,34 +377,13 @@ def learned_statement(
         _LEARNED,
         contact_details=contact_details,
         contact_filters=contact_filters or sql("TRUE"),
+        member_filters=member_filters or sql("FALSE"),
         targets=sql(" AND ".join(targets) or "TRUE"),
         household=household_id,
         member=member_id,
         phrase=key.phrase,
         relation=PersonalWordKind.RELATION.value,
         concepts=list(key.concepts),
-    )
-
-
-_LEARNED_PEOPLE = """\
-SELECT m.role, m.profile_id, p.first_name, p.last_name, p.email,
-    p.sort_name AS person_sort_name
-FROM household_membership AS m JOIN user_profiles AS p ON p.id = m.profile_id
-WHERE m.profile_id = ANY({profiles}::bigint[]) AND m.household_id = {household}::bigint
-    AND p.household_id = {household}::bigint AND {member_filters}
-"""
-
-
-def learned_people_statement(
-    *, household_id: int, profile_ids: Sequence[int], member_filters: Statement
-) -> Statement:
-    """Return the statement reading the household's members behind these
-    profiles that meet `member_filters` (SQL on `m` and `p`)."""
-    return compose(
-        _LEARNED_PEOPLE,
-        profiles=list(profile_ids),
-        household=household_id,
-        member_filters=member_filters,
     )
 
 

@@ -40,11 +40,7 @@ from people_search.index.similar import (
     similar_name_ids,
     with_heard_words,
 )
-from people_search.personal_words import (
-    learned_people_statement,
-    learned_rows,
-    learned_statement,
-)
+from people_search.personal_words import learned_rows, learned_statement
 from yorik.sizes import one_plan_fits
 
 
@@ -419,8 +415,8 @@ def find_learned(
 ) -> list[dict[str, Any]]:
     """Return the rows the speaker's own words name for the query, by name.
 
-    One SELECT, none when the speaker taught nothing, and one more for the
-    members the words name; a source whose filters are None is not searched.
+    One SELECT, none when the speaker taught nothing; a source whose filters
+    are None is not searched.
     """
     values = learned_rows(
         speaker=speaker,
@@ -436,27 +432,14 @@ def find_learned(
             )
         ),
     )
-    named = sorted({v["learned_person"] for v in values} - {None})
-    people = {}
-    if named and member_filters is not None:
-        people = {
-            person["profile_id"]: person
-            for person in _rows(
-                learned_people_statement(
-                    household_id=household.pk,
-                    profile_ids=named,
-                    member_filters=member_filters,
-                )
-            )
-        }
     rows: dict[tuple[str, int], tuple[str, dict[str, Any]]] = {}
     for value in values:
         if value["id"] is not None:
             row = _contact_row(value, Reason.LEARNED)
             sort_name = value["display_name"].casefold()
-        elif (person := people.get(value["learned_person"])) is not None:
-            row = _household_row(person, Reason.LEARNED)
-            sort_name = person["person_sort_name"]
+        elif value["profile_id"] is not None:
+            row = _household_row(value, Reason.LEARNED)
+            sort_name = value["person_sort_name"]
         else:  # A contact or member the query's source and filters leave out.
             continue
         rows.setdefault((row["source"], row["id"]), (sort_name, row))

@@ -282,6 +282,28 @@ def test_words_cost_one_select_and_nothing_for_who_taught_none(
     assert selects(anna, inputs) == untaught + 1
 
 
+def test_a_word_for_a_member_is_read_in_one_select(api_as, anna, tom):
+    """The members a word may name are read in the same statement as the
+    words, not in one of their own."""
+    api_as(tom).call(
+        "remember_relation", {"user_id": anna.profile_id, "word": "Chefin"}
+    )
+
+    with CaptureQueriesContext(connection) as context:
+        response = api_as(tom).call("find_person", {"query": "Chefin"})
+
+    (row, *_) = response.json()["results"]
+    assert (row["source"], row["id"], row["match"]) == (
+        "household",
+        anna.profile_id,
+        "learned",
+    )
+    words = [
+        q["sql"] for q in context.captured_queries if "FROM personal_words" in q["sql"]
+    ]
+    assert len(words) == 1
+
+
 @pytest.mark.parametrize("forget", [False, True])
 def test_remembering_costs_what_the_manifest_says(tom, ruth, forget):
     caller = MemberCaller(
