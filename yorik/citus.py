@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from django.apps import apps
 from django.db import connection, transaction
 
-from yorik.tenancy import HOUSEHOLD_FIELD, is_household_row
+from yorik.tenancy import HOUSEHOLD_FIELD, model_tables
 
 DISTRIBUTED = "distributed"
 # Any other way Citus places a table (a reference table, a Citus local table).
@@ -35,21 +34,6 @@ class NotCitus(Exception):
 class UnexpectedPlacement(Exception):
     """Citus places a table that this layout keeps on the coordinator alone,
     or places a household table otherwise than distributed by household."""
-
-
-def model_tables() -> dict[str, bool]:
-    """Return the table of every model, each with whether its rows are a
-    household's."""
-    return {
-        model._meta.db_table: is_household_row(model)
-        for model in apps.get_models(include_auto_created=True)
-        if model._meta.managed
-    }
-
-
-def household_tables() -> list[str]:
-    """Return the tables of every model whose rows are a household's."""
-    return sorted(table for table, household in model_tables().items() if household)
 
 
 @dataclass(frozen=True)
@@ -120,14 +104,14 @@ def distribute(*, shard_count: int) -> Distribution:
     if not is_citus():
         raise NotCitus("The database has no citus extension.")
     done = Distribution()
-    tables = household_tables()
+    models = model_tables()
+    tables = sorted(table for table, household in models.items() if household)
     with transaction.atomic():
         with connection.cursor() as cursor:
             # The foreign keys are added in the same transaction as the
             # shards: one connection per node.
             cursor.execute("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
         placed = placed_tables()
-        models = model_tables()
         unexpected = sorted(
             table
             for table, kind in placed.items()

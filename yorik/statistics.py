@@ -27,14 +27,12 @@ as on one server.
 
 from collections.abc import Iterable
 from contextlib import nullcontext
-from functools import cache
 
-from django.apps import apps
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Model
 
-from yorik.tenancy import is_household_row
+from yorik.tenancy import household_tables
 
 # Autovacuum's analyse threshold (the server's settings), over the rows the
 # planner believes the table holds (reltuples, -1 before any analysis).
@@ -85,8 +83,9 @@ def analyze_changed_tables(
     tables = list(tables)
     changed: list[str] = []
     if settings.YORIK_CITUS and _distributed(connection):
-        household_tables = [t for t in tables if t in _household_tables()]
-        tables = [t for t in tables if t not in _household_tables()]
+        household = household_tables()
+        shards = [t for t in tables if t in household]
+        tables = [t for t in tables if t not in household]
         # Citus runs the function on the household's worker when it is
         # called outside a transaction, as on_commit calls it. Inside one
         # it runs on the coordinator, which holds no shard, and a savepoint
@@ -99,7 +98,7 @@ def analyze_changed_tables(
         ):
             cursor.execute(
                 "SELECT yorik_analyze_household_shards(%s::bigint, %s::text[])",
-                [household_id, household_tables],
+                [household_id, shards],
             )
             (changed,) = cursor.fetchone()
     if not tables:
@@ -126,12 +125,3 @@ def _distributed(connection) -> bool:
         )
         (distributed,) = cursor.fetchone()
     return distributed
-
-
-@cache
-def _household_tables() -> frozenset[str]:
-    return frozenset(
-        model._meta.db_table
-        for model in apps.get_models(include_auto_created=True)
-        if is_household_row(model)
-    )

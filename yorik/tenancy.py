@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps
 from django.db import models
 from django.db.migrations.operations.base import Operation
 from django.db.models.lookups import Exact
@@ -54,6 +55,21 @@ def is_household_row(model: type[models.Model]) -> bool:
     if model._meta.label_lower in SHARED_MODELS:
         return False
     return any(field.name == HOUSEHOLD_FIELD for field in model._meta.concrete_fields)
+
+
+def model_tables() -> dict[str, bool]:
+    """Return the table of every model, each with whether its rows are a
+    household's."""
+    return {
+        model._meta.db_table: is_household_row(model)
+        for model in apps.get_models(include_auto_created=True)
+        if model._meta.managed
+    }
+
+
+def household_tables() -> frozenset[str]:
+    """Return the tables of every model whose rows are a household's."""
+    return frozenset(table for table, household in model_tables().items() if household)
 
 
 def joins_apart(model: type[models.Model], path: str) -> bool:
