@@ -13,7 +13,9 @@ cluster"). Then, for households spread over both workers:
 
 - every skill question, plain and Citus in turns call by call, each side a
   process of its own pointed at its database by DATABASE_URL: p50 and p95
-  and their ratios;
+  and their ratios, once in-process through the API (Django's test client:
+  the app's own time) and once over HTTP, each side served as production
+  serves the app (granian, bench/servers.py), as the assistant calls it;
 - the largest Citus task count of every statement a call runs (EXPLAIN on
   the coordinator), with the statements run by more than one task;
 - a household's shards moved to the other worker
@@ -27,14 +29,17 @@ Results: bench/results/citus.{md,json}. Without the Citus source
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import random
 import re
+import secrets
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -74,6 +79,16 @@ CALL_PARTS = (
     "planned on workers",
 )
 GOAL_RATIO = 1.5
+# Production settings for a side served over HTTP (docs/operations.md), with
+# no rate limit in the way of the rounds.
+SERVER_SETTINGS = {
+    "DJANGO_DEBUG": "0",
+    "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+    "DJANGO_SECURE_SSL_REDIRECT": "0",
+    "YORIK_API_RATE": "1000000/min",
+    "YORIK_LOG_LEVEL": "WARNING",
+}
+SERVER_START_SECONDS = 60
 
 
 # The orchestrator: no Django here; each database is asked by a side process.
@@ -186,6 +201,82 @@ class Side:
         self.process.wait(timeout=60)
 
 
+class Server:
+    """One database served over HTTP as production serves the app: granian
+    (bench/servers.py) with one worker of one thread, since the sides are
+    asked in turns, and one kept-alive connection to it."""
+
+    def __init__(self, name: str, url: str, *, citus: bool, secret: str) -> None:
+        from bench.servers import free_port, start_server
+
+        self.name = name
+        port = free_port()
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        self.log = RESULTS / f"citus-{name}-server.log"
+        self.log.write_text("")
+        self.process = start_server(
+            port=port,
+            workers=1,
+            threads=1,
+            log=self.log,
+            environment={
+                **side_environment(url, citus=citus),
+                **SERVER_SETTINGS,
+                "DJANGO_SECRET_KEY": secret,
+            },
+        )
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        deadline = time.monotonic() + SERVER_START_SECONDS
+        while True:
+            try:
+                self.connection.request("GET", "/api/schema/")
+                self.connection.getresponse().read()
+                return
+            except OSError:
+                self.connection.close()
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.close()
+                    raise RuntimeError(
+                        f"the {name} server did not start:\n{self.log.read_text()}"
+                    ) from None
+                time.sleep(0.2)
+
+    def call(self, skill: str, inputs: dict[str, Any], token: str) -> float:
+        """Call a skill; return its milliseconds, from request to the last byte."""
+        body = json.dumps(inputs)
+        started = time.perf_counter()
+        self.connection.request(
+            "POST",
+            f"/api/skills/{skill}/call/",
+            body=body,
+            headers={
+                "Authorization": f"Bearer {token}",
+                "Content-Type": "application/json",
+            },
+        )
+        response = self.connection.getresponse()
+        content = response.read()
+        ms = (time.perf_counter() - started) * 1000
+        if response.status != 200:
+            raise RuntimeError(
+                f"{self.name} {skill}: {response.status} {content[:500]!r}"
+            )
+        return ms
+
+    def close(self) -> None:
+        self.connection.close()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+# A call of a skill on one side: (household, skill, inputs) -> milliseconds.
+Caller = Callable[[int, str, dict[str, Any]], float]
+
+
 def percentile(samples: list[float], p: float) -> float:
     ordered = sorted(samples)
     return ordered[max(0, round(p / 100 * len(ordered) + 0.5) - 1)]
@@ -231,7 +322,7 @@ def pick_households(
 
 
 def compare_speed(
-    plain: Side, cluster: Side, questions: dict[str, list[list[Any]]], reps: int
+    plain: Caller, cluster: Caller, questions: dict[str, list[list[Any]]], reps: int
 ) -> list[dict[str, Any]]:
     """Ask every question of both sides in turns; return timings per question."""
     rows = []
@@ -240,10 +331,8 @@ def compare_speed(
         for round_number in range(WARMUP_ROUNDS + reps):
             pair = [("plain", plain), ("citus", cluster)]
             for household, skill, inputs in calls:
-                for name, side in pair if round_number % 2 else pair[::-1]:
-                    ms = side.ask(
-                        "call", household=household, skill=skill, inputs=inputs
-                    )
+                for name, call in pair if round_number % 2 else pair[::-1]:
+                    ms = call(household, skill, inputs)
                     if round_number >= WARMUP_ROUNDS:
                         samples[name].append(ms)
         row = {
@@ -489,10 +578,25 @@ def same_as_plain(
     return {"calls": total, "differing": differing}
 
 
-def markdown(report: dict[str, Any]) -> str:
-    def ratio(row: dict[str, Any], key: str) -> str:
-        return f"{row['citus'][key] / row['plain'][key]:.2f}"
+def ratio(row: dict[str, Any], key: str) -> str:
+    return f"{row['citus'][key] / row['plain'][key]:.2f}"
 
+
+def speed_rows(rows: list[dict[str, Any]], label: str) -> list[str]:
+    """Return markdown rows of p50 and p95 on both sides, the first cell `label`'s."""
+    return [
+        f"| {row[label]} | {row['plain']['p50_ms']:.1f} | "
+        f"{row['plain']['p95_ms']:.1f} | {row['citus']['p50_ms']:.1f} | "
+        f"{row['citus']['p95_ms']:.1f} | {ratio(row, 'p50_ms')} | "
+        f"{ratio(row, 'p95_ms')} |"
+        for row in rows
+    ]
+
+
+SPEED_HEADER = "plain p50 | plain p95 | Citus p50 | Citus p95 | p50 ratio | p95 ratio |"
+
+
+def markdown(report: dict[str, Any]) -> str:
     load = report["load"]
     lines = [
         "# Yorik on Citus beside plain PostgreSQL",
@@ -504,7 +608,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"Asked: {len(report['asked'])} households "
         f"({', '.join(f'{n} on {w}' for w, n in report['asked_per_worker'].items())}), "
         f"{INPUTS_PER_HOUSEHOLD} inputs each per question, {report['reps']} rounds, "
-        "plain and Citus in turns, in-process through the API (Django test client).",
+        "plain and Citus in turns call by call: over HTTP, each side served as "
+        "production serves the app (granian, one worker of one thread), as the "
+        "assistant calls a skill; and in-process through the API (Django's test "
+        "client), the app's own time without the server's.",
         "",
         "Load: "
         + ", ".join(
@@ -512,42 +619,53 @@ def markdown(report: dict[str, Any]) -> str:
         )
         + ".",
         "",
-        "| skill | plain p50 | plain p95 | Citus p50 | Citus p95 | p50 ratio "
-        "| p95 ratio | max tasks |",
+        "## Over HTTP",
+        "",
+        f"| skill | {SPEED_HEADER}",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        *speed_rows(report["skills_over_http"], "skill"),
+        "",
+        f"| question | {SPEED_HEADER}",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        *speed_rows(report["questions_over_http"], "question"),
+        "",
+        "## In-process",
+        "",
+        f"| skill | {SPEED_HEADER} max tasks |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     tasks = {}
     for row in report["tasks"]:
         tasks[row["skill"]] = max(tasks.get(row["skill"], 0), row["max_tasks"])
-    for row in report["skills"]:
-        lines.append(
-            f"| {row['skill']} | {row['plain']['p50_ms']:.1f} | "
-            f"{row['plain']['p95_ms']:.1f} | {row['citus']['p50_ms']:.1f} | "
-            f"{row['citus']['p95_ms']:.1f} | {ratio(row, 'p50_ms')} | "
-            f"{ratio(row, 'p95_ms')} | {tasks.get(row['skill'], '-')} |"
+    lines += [
+        f"{line} {tasks.get(row['skill'], '-')} |"
+        for line, row in zip(
+            speed_rows(report["skills"], "skill"), report["skills"], strict=True
         )
+    ]
     lines += [
         "",
-        "| question | plain p50 | plain p95 | Citus p50 | Citus p95 | p50 ratio "
-        "| p95 ratio | statements a call | max tasks |",
+        f"| question | {SPEED_HEADER} statements a call | max tasks |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     counted = {row["question"]: row for row in report["tasks"]}
-    for row in report["questions"]:
+    for line, row in zip(
+        speed_rows(report["questions"], "question"), report["questions"], strict=True
+    ):
         count = counted[row["question"]]
         lines.append(
-            f"| {row['question']} | {row['plain']['p50_ms']:.1f} | "
-            f"{row['plain']['p95_ms']:.1f} | {row['citus']['p50_ms']:.1f} | "
-            f"{row['citus']['p95_ms']:.1f} | {ratio(row, 'p50_ms')} | "
-            f"{ratio(row, 'p95_ms')} | {count['statements'] / count['calls']:.1f} | "
+            f"{line} {count['statements'] / count['calls']:.1f} | "
             f"{count['max_tasks']} |"
         )
     lines += ["", "Times in ms. Goal: find_person and people_search p50 ratio ≤ 1.5."]
-    for row in report["skills"]:
-        if row["skill"] in GOAL_SKILLS:
+    for skill in GOAL_SKILLS:
+        verdicts = []
+        for key, how in (("skills_over_http", "over HTTP"), ("skills", "in-process")):
+            row = next(row for row in report[key] if row["skill"] == skill)
             value = row["citus"]["p50_ms"] / row["plain"]["p50_ms"]
             verdict = "met" if value <= GOAL_RATIO else "MISSED"
-            lines.append(f"- {row['skill']}: {value:.2f} ({verdict})")
+            verdicts.append(f"{value:.2f} {how} ({verdict})")
+        lines.append(f"- {skill}: {', '.join(verdicts)}")
     lines += [
         "",
         "## Where a call's time goes",
@@ -714,16 +832,53 @@ def main() -> None:
         json.dumps(
             {
                 **report,
-                "questions": [
-                    {k: v for k, v in row.items() if k != "samples"}
-                    for row in report["questions"]
-                ],
+                **{
+                    key: [
+                        {k: v for k, v in row.items() if k != "samples"}
+                        for row in report[key]
+                    ]
+                    for key in ("questions", "questions_over_http")
+                },
             },
             indent=2,
             ensure_ascii=False,
         )
     )
     print(output)
+
+
+def in_process(side: Side) -> Caller:
+    """Return a call of a skill through the API in the side's process."""
+
+    def call(household: int, skill: str, inputs: dict[str, Any]) -> float:
+        return side.ask("call", household=household, skill=skill, inputs=inputs)
+
+    return call
+
+
+def speed_over_http(
+    databases: dict[str, str],
+    tokens: dict[str, dict[int, str]],
+    questions: dict[str, list[list[Any]]],
+    reps: int,
+) -> list[dict[str, Any]]:
+    """Serve each database (plain, citus) and ask both in turns over HTTP."""
+    secret = secrets.token_urlsafe(40)
+    servers: dict[str, Server] = {}
+    try:
+        for name, url in databases.items():
+            servers[name] = Server(name, url, citus=name == "citus", secret=secret)
+
+        def over_http(name: str) -> Caller:
+            def call(household: int, skill: str, inputs: dict[str, Any]) -> float:
+                return servers[name].call(skill, inputs, tokens[name][household])
+
+            return call
+
+        return compare_speed(over_http("plain"), over_http("citus"), questions, reps)
+    finally:
+        for server in servers.values():
+            server.close()
 
 
 def truncate_local_data(url: str) -> list[str]:
@@ -774,15 +929,27 @@ def bench(
             ):
                 for one in inputs[:INPUTS_PER_HOUSEHOLD]:
                     questions.setdefault(key, []).append([household, skill, one])
-        for household in asked:
-            plain.ask("token", household=household)
-            cluster.ask("token", household=household)
+        tokens = {
+            side.name: {
+                household: side.ask("token", household=household) for household in asked
+            }
+            for side in (plain, cluster)
+        }
         print("Same answers on both sides …", flush=True)
         same = same_as_plain(plain, cluster, questions)
         print("Task counts …", flush=True)
         tasks, statement_costs = task_counts(plain, cluster, questions)
-        print("Speed, in turns …", flush=True)
-        rows = compare_speed(plain, cluster, questions, args.reps)
+        print("Speed, in turns, in-process …", flush=True)
+        rows = compare_speed(
+            *(in_process(side) for side in (plain, cluster)), questions, args.reps
+        )
+        print("Speed, in turns, over HTTP …", flush=True)
+        rows_over_http = speed_over_http(
+            {"plain": plain_database, "citus": coordinator},
+            tokens,
+            questions,
+            args.reps,
+        )
         print("Moving a household …", flush=True)
         move = move_household(
             coordinator, cluster, asked[0], questions, args.transfer_mode
@@ -812,6 +979,8 @@ def bench(
         },
         "skills": by_skill(rows),
         "questions": rows,
+        "skills_over_http": by_skill(rows_over_http),
+        "questions_over_http": rows_over_http,
         "tasks": tasks,
         "statement_costs": statement_costs,
         "same_as_plain": same,

@@ -7,7 +7,7 @@ Reads one JSON request a line on stdin and answers one JSON line:
   `households` households (plain side only, before a dump is taken);
 - households: the large households and the sizes of the data;
 - questions: bench/run.py's questions for a household, and search_anything's;
-- token: issue a token for the household's admin (kept here);
+- token: issue a token for the household's admin (kept here), and return it;
 - call: a skill call through the API, its milliseconds;
 - answer: a skill call's JSON answer, the card (a new id every call) aside;
 - tasks: a skill call's time and every statement it ran, with its time, the
@@ -242,7 +242,7 @@ def questions(household: int, seed: int) -> list[list[Any]]:
     return asked
 
 
-def token(household: int) -> None:
+def token(household: int) -> str:
     household_id = household
     household = Household.objects.get(pk=household_id)
     profile = UserProfile.objects.get(
@@ -250,6 +250,7 @@ def token(household: int) -> None:
     )
     revoke_tokens(profile=profile)
     _, tokens[household_id] = issue_token(profile=profile, name="citus bench")
+    return tokens[household_id]
 
 
 def post(household: int, skill: str, inputs: dict[str, Any]):
