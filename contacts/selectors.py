@@ -28,6 +28,7 @@ from people_search.index.querysets import (
 )
 from people_search.index.similar import similar_name_ids
 from yorik.indexes import as_bigint
+from yorik.sizes import household_rows
 
 MAX_PICKS = 10
 PICKER_ROWS = 5
@@ -194,7 +195,10 @@ def search_contacts(
     if query is None or query.is_empty or contacts.exists():
         return contacts
     similar = similar_name_ids(
-        household_id=household.pk, query=query, subjects=[Subject.CONTACT]
+        household_id=household.pk,
+        query=query,
+        subjects=[Subject.CONTACT],
+        rows=household_rows(Contact, household_id=household.pk),
     )[Subject.CONTACT]
     if not similar:
         return contacts

@@ -13,6 +13,7 @@ from household.admin_scoping import request_household
 from people_search.engine.query import parse_query
 from people_search.index.querysets import MatchColumns, rank_matches
 from people_search.index.similar import similar_name_ids
+from yorik.sizes import household_rows
 
 
 class EngineSearchAdmin:
@@ -50,6 +51,7 @@ class EngineSearchAdmin:
                 household_id=household.pk,
                 query=query,
                 subjects=[self.match_subject],
+                rows=household_rows(queryset.model, household_id=household.pk),
             )[self.match_subject]
             found = rank_matches(
                 queryset, query=query, columns=self.match_columns, similar_ids=similar

@@ -41,7 +41,7 @@ from people_search.index.similar import (
     with_heard_words,
 )
 from people_search.personal_words import learned_rows, learned_statement
-from yorik.sizes import one_plan_fits
+from yorik.sizes import household_rows, one_plan_fits
 
 
 def _rows(statement: Statement) -> list[dict[str, Any]]:
@@ -371,6 +371,7 @@ def find_person_rows(
             unembedded=_child_names(household, query=parsed, role=role)
             if people
             else None,
+            rows=subject_rows(household.pk, subjects),
         )
         members, similar_contacts = (
             similar.get(Subject.MEMBER),
@@ -543,10 +544,12 @@ def search_people(
         return PeopleResults(members=[], leads=[])
     similar: dict[str, set[int]] = {Subject.MEMBER: set(), Subject.LEAD: set()}
     if parsed.has_letter and not parsed.looks_like_email:
+        subjects = [Subject.MEMBER, Subject.LEAD]
         for candidate in find_similar_names(
             household_id=household.pk,
             name=parsed.text,
-            subjects=[Subject.MEMBER, Subject.LEAD],
+            subjects=subjects,
+            rows=subject_rows(household.pk, subjects),
         ):
             similar[candidate.subject].add(candidate.subject_id)
 
@@ -574,6 +577,23 @@ def search_people(
             to_row=_lead_row,
         )
     return PeopleResults(members=member_rows, leads=lead_rows)
+
+
+_SUBJECT_MODELS: dict[str, type[Model]] = {
+    Subject.MEMBER: Membership,
+    Subject.LEAD: Lead,
+    Subject.CONTACT: Contact,
+}
+
+
+def subject_rows(household_id: int, subjects: Sequence[str]) -> int:
+    """Return how many rows of the name index's subjects the household has,
+    as yorik.sizes counts them: with few, the similar-name lane reads them
+    all in one statement."""
+    return sum(
+        household_rows(_SUBJECT_MODELS[subject], household_id=household_id)
+        for subject in subjects
+    )
 
 
 def people_with_ids(

@@ -222,8 +222,9 @@ learned the answer is not ambiguous, and the other candidates follow it.""",
     cost=(
         "1 indexed SELECT per source: 1 for household or contacts, 2 for auto; "
         "1 more when the caller taught Yorik words of their own; "
-        "when nobody matches by name, 1 similar-name lookup (2 SELECTs, and 1 of "
-        "the managed children when household people are searched) and 1 "
+        "when nobody matches by name, 1 similar-name lookup (1 SELECT, 2 past "
+        "100 rows searched; and 1 of the managed children when household people "
+        "are searched) and 1 "
         "more SELECT per source it found candidates in; when the best rows only "
         "start with a term, 1 SELECT of the names heard alike and, if there are "
         "any, 1 more per source; and one count of the household's rows every 5 "
@@ -349,8 +350,9 @@ Leads appear only as far as the caller's lead access allows.""",
     input_serializer=PeopleSearchInput,
     output_serializer=PeopleSearchOutput,
     cost=(
-        "2-4 indexed SELECTs (members, leads, 2 for similar names), and one count of "
-        "the household's rows and name words every 5 minutes"
+        "2-4 indexed SELECTs (members, leads, and for similar names 1, or 2 past "
+        "100 members and leads), and one count of the household's rows and name "
+        "words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],
     side_effects="Emits a people_results card. No other writes.",
@@ -422,9 +424,10 @@ for members and leads only people_search.""",
     input_serializer=SearchAnythingInput,
     output_serializer=SearchAnythingOutput,
     cost=(
-        "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
-        "when no contact matches by name, 2 at most (names heard alike, and a "
-        "SELECT if there are any) when the best contacts only start with a term, "
+        "Up to 4 indexed SELECTs, 2-3 more (a similar-name lookup of 1, or 2 past "
+        "100 contacts, and a SELECT) when no contact matches by name, 2 at most "
+        "(names heard alike, and a SELECT if there are any) when the best "
+        "contacts only start with a term, "
         "and one count of the household's rows and name words every 5 minutes"
     ),
     permissions=["admin", "member", "restricted"],

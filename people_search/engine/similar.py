@@ -5,7 +5,9 @@ people_search.index). A first statement fetches, for each query word, the
 household's words near it by embedding or by trigram similarity; each is
 scored against the query's words as the rows will be. A second fetches the
 rows using the words worth it, ranked by those scores, and every word of the
-best of them. Each row is then scored as a whole: the query's words are
+best of them. Where the subjects have no more rows than are ranked, one
+statement reads every row a near word reaches instead, each with the near
+words it uses. Each row is then scored as a whole: the query's words are
 aligned with the row's in any order, a missing or extra word costs instead of
 excluding, and only the rows close to the best one are returned, followed by
 the few rows sharing a rare surname that no close row has. A small
@@ -50,10 +52,12 @@ CANDIDATES = 8
 # arrays: the prepared statement's one generic plan then counts them right,
 # where it took an array for ten words and tested `%` against every word of
 # the household instead of asking the trigram index, three times slower.
-_NEAR_WORDS = """
+_QUERY_WORDS = """
     WITH query_words AS MATERIALIZED (
         SELECT * FROM (VALUES {query_words}) AS query_word(word, vector)
     )
+"""
+_NEAR_WORDS = """
     SELECT near.id, near.word
     FROM query_words
     CROSS JOIN LATERAL (
@@ -73,6 +77,15 @@ _NEAR_WORDS = """
 """
 _INDEXED_ORDER = "ORDER BY embedding <=> query_words.vector"
 _EXACT_ORDER = "ORDER BY (embedding <=> query_words.vector) + 0, word"
+# The rows of the subjects using a word of {words}. A fence: each word's rows
+# come through its index, never from a scan of every household's words.
+_USES = """CROSS JOIN LATERAL (
+            SELECT subject, subject_id
+            FROM people_search_nameworduse
+            WHERE household_id = %(household)s::bigint
+                AND word_id = {words}.id AND subject = ANY(%(subjects)s)
+            OFFSET 0
+        ) AS uses"""
 # The rows using the near words, each word with its similarity to each query
 # word as `word_similarity` has it; each query word's crowd (the rows with a
 # word _SHARED_WORD like it, as `surname_rows` counts a surname's) and weight
@@ -96,15 +109,7 @@ _ROWS = """
         SELECT uses.subject, uses.subject_id, {best_per_word},
             %(literal)s AND {exact_per_word} AS literal
         FROM word_scores
-        CROSS JOIN LATERAL (
-            SELECT subject, subject_id
-            FROM people_search_nameworduse
-            WHERE household_id = %(household)s::bigint
-                AND word_id = word_scores.id AND subject = ANY(%(subjects)s)
-            -- A fence: each word's rows come through its index, never from a
-            -- scan of every household's words.
-            OFFSET 0
-        ) AS uses
+        {word_score_uses}
         GROUP BY 1, 2
     ),
     crowds AS MATERIALIZED (
@@ -137,7 +142,7 @@ _ROWS = """
         )
     )
     {names}
-"""
+""".replace("{word_score_uses}", _USES.replace("{words}", "word_scores"))
 # A query of one word scores a row by its best word alone, so the rows of a
 # word all score alike: a word's first rows (one more than the rows scored)
 # are read, less the literal matches (rows using the query word as written),
@@ -155,13 +160,7 @@ _ROWS_OF_ONE_WORD = """
     close_uses AS (
         SELECT uses.subject, uses.subject_id
         FROM word_scores
-        CROSS JOIN LATERAL (
-            SELECT subject, subject_id
-            FROM people_search_nameworduse
-            WHERE household_id = %(household)s::bigint
-                AND word_id = word_scores.id AND subject = ANY(%(subjects)s)
-            OFFSET 0
-        ) AS uses
+        {word_score_uses}
         WHERE word_scores.similarity >= %(close)s
     ),
     crowds AS MATERIALIZED (
@@ -218,22 +217,45 @@ _ROWS_OF_ONE_WORD = """
         )
     )
     {names}
-"""
-# The candidates with every word of their names, and the crowds.
-_NAMES = """
-    SELECT candidates.subject, candidates.subject_id, ARRAY(
+""".replace("{word_score_uses}", _USES.replace("{words}", "word_scores"))
+# Every word of the name of a row of {rows}.
+_NAME_WORDS = """ARRAY(
         SELECT name_word.word
-        FROM people_search_nameworduse AS uses
+        FROM people_search_nameworduse AS name_use
         JOIN people_search_nameword AS name_word
             ON name_word.household_id = %(household)s::bigint
-            AND name_word.id = uses.word_id
-        WHERE uses.household_id = %(household)s::bigint
-            AND uses.subject = candidates.subject
-            AND uses.subject_id = candidates.subject_id
-    ), ARRAY[{crowds}]
+            AND name_word.id = name_use.word_id
+        WHERE name_use.household_id = %(household)s::bigint
+            AND name_use.subject = {rows}.subject
+            AND name_use.subject_id = {rows}.subject_id
+    )"""
+# The candidates with every word of their names, and the crowds.
+_NAMES = """
+    SELECT candidates.subject, candidates.subject_id, {candidate_words},
+        ARRAY[{crowds}]
     FROM candidates
     CROSS JOIN crowds
+""".replace("{candidate_words}", _NAME_WORDS.replace("{rows}", "candidates"))
+# Every row a near word reaches, with the near words it uses and every word
+# of its name: the lane in one statement where the subjects have no more
+# rows than `_rows_sql` would rank (`near_words_statement`'s `reaching`).
+_REACHED_ROWS = """
+    , near AS MATERIALIZED ({near_words}),
+    reached AS MATERIALIZED (
+        SELECT uses.subject, uses.subject_id, array_agg(near.word) AS near_words
+        FROM near
+        {near_word_uses}
+        GROUP BY 1, 2
+    )
+    SELECT reached.subject, reached.subject_id, reached.near_words,
+        {reached_words}
+    FROM reached
 """
+_REACHED_ROWS = (
+    _REACHED_ROWS.replace("{near_words}", _NEAR_WORDS)
+    .replace("{near_word_uses}", _USES.replace("{words}", "near"))
+    .replace("{reached_words}", _NAME_WORDS.replace("{rows}", "reached"))
+)
 # Distinct words near one query word: spelling variants, not a crowd.
 PER_WORD = 40
 # Rows scored in Python. The statement ranks them nearly as Python scores
@@ -244,16 +266,18 @@ _SCORED_ROWS = 100
 _MAX_WORDS = 5
 
 
-@lru_cache(maxsize=2 * _MAX_WORDS)
-def _near_sql(words: int, *, exact: bool) -> str:
+@lru_cache(maxsize=4 * _MAX_WORDS)
+def _near_sql(words: int, *, exact: bool, reached: bool = False) -> str:
     """Return the near words' statement for this many query words, each
     bound as `word_N` and `vector_N`, sorting by distance exactly or through
-    the HNSW index."""
+    the HNSW index; `reached`, the rows they reach instead (_REACHED_ROWS)."""
     rows = ", ".join(
         f"(%(word_{position})s::text, %(vector_{position})s::vector)"
         for position in range(1, words + 1)
     )
-    sql = _NEAR_WORDS.replace("{query_words}", rows)
+    sql = _QUERY_WORDS.replace("{query_words}", rows) + (
+        _REACHED_ROWS if reached else _NEAR_WORDS
+    )
     # An order no HNSW index serves: the household's words sorted by their
     # distance, exactly.
     return sql.replace(_INDEXED_ORDER, _EXACT_ORDER) if exact else sql
@@ -379,19 +403,66 @@ def near_words_statement(
     vectors: Sequence[Any],
     exact: bool,
     floor: float = SIMILARITY_FLOOR,
+    reaching: Sequence[str] | None = None,
 ) -> Statement:
     """Return the statement that finds the household's words near the query's,
     given each word's embedding: sorted by distance exactly (`exact`, for a
-    small vocabulary) or through the HNSW index."""
+    small vocabulary) or through the HNSW index.
+
+    With `reaching` subjects, it reads instead every row of theirs using a
+    near word, with the near words it uses and every word of its name
+    (`reached_names` scores them); only where they have few rows
+    (`reads_every_row`).
+    """
+    parameters = {
+        "household": household_id,
+        "per_word": PER_WORD,
+        "floor": floor,
+        **_near_parameters(words, vectors),
+    }
+    if reaching is not None:
+        parameters["subjects"] = list(reaching)
     return Statement(
-        _near_sql(len(words), exact=exact),
-        {
-            "household": household_id,
-            "per_word": PER_WORD,
-            "floor": floor,
-            **_near_parameters(words, vectors),
-        },
+        _near_sql(len(words), exact=exact, reached=reaching is not None), parameters
     )
+
+
+def reads_every_row(rows: int | None) -> bool:
+    """Return whether the subjects' rows, this many at most (None: not
+    counted), are read with the near words (`near_words_statement`).
+
+    So they are when no more than `rows_statement` scores: it would rank
+    every row reached among its candidates, so reading them all gives the
+    same answers in one statement instead of two.
+    """
+    return rows is not None and rows <= _SCORED_ROWS
+
+
+def reached_names(
+    query: Sequence[str], rows: Sequence[tuple[str, int, list[str], list[str]]]
+) -> tuple[dict[tuple[str, int], list[str]], dict[str, int]]:
+    """Return the names of the rows a near word like a query word reaches,
+    and each query word's crowd, as `rows_statement` has them.
+
+    `rows` are those `near_words_statement` reads when `reaching`: subject,
+    id, the near words the row uses, every word of its name. A row counts in
+    a word's crowd when one of its near words is _SHARED_WORD like it; no
+    row reached, no crowds.
+    """
+    names = {}
+    crowds = dict.fromkeys(query, 0)
+    for subject, subject_id, near, words in rows:
+        best = [
+            max((word_similarity(query_word, word) for word in near), default=0.0)
+            for query_word in query
+        ]
+        if not any(best):
+            continue
+        names[subject, subject_id] = words
+        for query_word, similarity in zip(query, best, strict=True):
+            if similarity >= _SHARED_WORD:
+                crowds[query_word] += 1
+    return names, crowds if names else {}
 
 
 def rows_statement(

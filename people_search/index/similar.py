@@ -2,7 +2,8 @@
 
 The query's words are embedded (people_search.index.embeddings), then two
 statements the engine builds (people_search.engine.similar) find the words
-near them and the rows using those, which the engine scores.
+near them and the rows using those, which the engine scores; where the
+subjects have few rows, one statement finds both.
 """
 
 import contextlib
@@ -21,12 +22,15 @@ from people_search.engine.similar import (
     SIMILARITY_FLOOR,
     TRIGRAM_FLOOR,
     SimilarName,
+    WordScores,
     heard_terms,
     heard_words_statement,
     lane_name,
     near_words_statement,
     pick_similar,
     query_words,
+    reached_names,
+    reads_every_row,
     rows_statement,
     surname_words,
     typed_words,
@@ -58,11 +62,13 @@ def similar_name_ids(
     query: Query | None,
     subjects: Sequence[str],
     unembedded: UnembeddedNames | None = None,
+    rows: int | None = None,
 ) -> dict[str, list[int]]:
     """Return, per subject, the ids of rows whose names are like the query's.
 
     One lookup for every subject; only for a query the lane answers
-    (`lane_name`). `unembedded` rows compete with the lane's rows.
+    (`lane_name`). `unembedded` rows compete with the lane's rows; `rows`
+    is as `find_similar_names` takes it.
     """
     found: dict[str, list[int]] = {subject: [] for subject in subjects}
     name = lane_name(query) if query is not None else None
@@ -73,6 +79,7 @@ def similar_name_ids(
         name=name,
         subjects=list(subjects),
         unembedded=unembedded,
+        rows=rows,
     ):
         found[candidate.subject].append(candidate.subject_id)
     return found
@@ -102,12 +109,16 @@ def find_similar_names(
     score_floor: float = SCORE_FLOOR,
     margin: float = SCORE_MARGIN,
     unembedded: UnembeddedNames | None = None,
+    rows: int | None = None,
 ) -> list[SimilarName]:
     """Return the household's names closest to `name` as a whole, best first.
 
-    `unembedded` names are scored beside the rows the index finds. Never
-    raises: when the name cannot be embedded or the vector query fails, log
-    why and return no candidates, so search falls back to text and phone.
+    `unembedded` names are scored beside the rows the index finds. `rows`
+    says how many rows the subjects have at most (yorik.sizes), if the
+    caller knows: with few, the lane is one statement (`reads_every_row`).
+    Never raises: when the name cannot be embedded or the vector query
+    fails, log why and return no candidates, so search falls back to text
+    and phone.
     """
     words = query_words(name)
     fetched = [word for word in words if len(word) > 1]
@@ -120,6 +131,7 @@ def find_similar_names(
         return []
     typed = typed_words(name)
     exact = vocabulary_size(household_id) < EXACT_SCAN_BELOW
+    every_row = reads_every_row(rows)
     try:
         # A statement that fails must not spoil a caller's transaction, so
         # inside one the lane has a savepoint; on its own it needs none (the
@@ -135,33 +147,30 @@ def find_similar_names(
                 vectors=vectors,
                 exact=exact,
                 floor=floor,
+                reaching=subjects if every_row else None,
             )
             with (
                 connection.preparing_cursor() if exact else connection.cursor()
             ) as cursor:
                 cursor.execute(near.sql, near.params)
-                scores = word_scores(fetched, cursor.fetchall())
-            rows = []
-            if scores.ids:
-                statement = rows_statement(
-                    scores,
+                found = cursor.fetchall()
+            if every_row:
+                names, crowds = reached_names(fetched, found)
+            else:
+                names, crowds = _ranked_names(
+                    word_scores(fetched, found),
                     household_id=household_id,
-                    words=len(fetched),
+                    words=fetched,
                     literal=typed == set(fetched),
                     subjects=subjects,
                 )
-                with connection.preparing_cursor() as cursor:
-                    cursor.execute(statement.sql, statement.params)
-                    rows = cursor.fetchall()
     except DatabaseError:
         logger.warning(
             "Similar-name search skipped: vector query failed.", exc_info=True
         )
         return []
-    names = {(subject, subject_id): words for subject, subject_id, words, _ in rows}
     for key, unembedded_name in (unembedded or {}).items():
         names[key] = sorted(embedded_words(unembedded_name))
-    crowds = dict(zip(fetched, rows[0][3], strict=True)) if rows else {}
     return pick_similar(
         query=words,
         typed=typed,
@@ -172,6 +181,33 @@ def find_similar_names(
         margin=margin,
         limit=limit,
     )
+
+
+def _ranked_names(
+    scores: WordScores,
+    *,
+    household_id: int,
+    words: list[str],
+    literal: bool,
+    subjects: Sequence[str],
+) -> tuple[dict[tuple[str, int], list[str]], dict[str, int]]:
+    """Return the names of the rows the scored near words reach that rank
+    best, and each query word's crowd: one more statement, none when no
+    near word scored."""
+    if not scores.ids:
+        return {}, {}
+    statement = rows_statement(
+        scores,
+        household_id=household_id,
+        words=len(words),
+        literal=literal,
+        subjects=subjects,
+    )
+    with connection.preparing_cursor() as cursor:
+        cursor.execute(statement.sql, statement.params)
+        rows = cursor.fetchall()
+    names = {(subject, subject_id): name for subject, subject_id, name, _ in rows}
+    return names, dict(zip(words, rows[0][3], strict=True)) if rows else {}
 
 
 # The settings the lane's near words are found with: the threshold `%`

@@ -454,7 +454,7 @@ def test_search_degrades_to_text_and_phone_when_embedding_fails(
     assert "embedding failed" in caplog.text
 
 
-def failing_near_words(words: int, *, exact: bool) -> str:
+def failing_near_words(words: int, *, exact: bool, reached: bool = False) -> str:
     return "SELECT * FROM no_such_table"
 
 
@@ -484,6 +484,22 @@ def test_a_search_on_its_own_sends_only_the_lanes_two_selects(household):
     assert [candidate.subject_id for candidate in found] == [mayer.pk]
     statements = [query["sql"].split()[0].upper() for query in context.captured_queries]
     assert statements == ["WITH", "WITH"]
+
+
+def test_a_household_of_few_people_has_similar_names_found_in_one_statement(
+    api, household
+):
+    """Its members and leads are fewer than the lane ranks: every row a near
+    word reaches is read with the near words, and scored here."""
+    build_lead(household, "Peter", last_name="Mayer")
+    search(api, "Meier")  # The household's rows are counted.
+
+    with CaptureQueriesContext(connection) as context:
+        body = search(api, "Meier")
+
+    assert hits(body, "match") == [("lead", "similar_name")]
+    lane = [q for q in context.captured_queries if "people_search_name" in q["sql"]]
+    assert len(lane) == 1
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,17 +1,23 @@
 """The whole-name scoring of similar names, without a database."""
 
 import itertools
+import re
 
 import pytest
 
 from people_search.engine.query import parse_query
 from people_search.engine.similar import (
+    _ONE_WORD_SQL,
     SCORE_FLOOR,
     SimilarName,
     _best_pairing,
+    _near_sql,
+    _rows_sql,
     name_score,
     pick_similar,
     query_words,
+    reached_names,
+    reads_every_row,
     sound_key,
     surname_words,
     with_sounds,
@@ -309,6 +315,56 @@ def test_a_near_word_unlike_every_query_word_reaches_no_row():
     scores = word_scores(["stephens"], [(1, "stevens"), (2, "stahl")])
 
     assert scores.ids == [1]
+
+
+def test_rows_reached_are_named_and_counted_in_the_crowds_of_words_close_to_them():
+    """As the rows statement has them: a row whose near words are all unlike
+    the query's reaches nothing; a row counts in a word's crowd when one of
+    its near words is as alike as a shared surname's (Meyer, not Meixner).
+    Only the near words count: Ben Meier is in no crowd of "ben"."""
+    rows = [
+        ("lead", 1, ["meyer"], ["anna", "meyer"]),
+        ("lead", 2, ["meier", "mayer"], ["ben", "meier", "mayer"]),
+        ("member", 3, ["meixner"], ["carl", "meixner"]),
+        ("lead", 4, ["stahl"], ["dora", "stahl"]),
+    ]
+
+    names, crowds = reached_names(["meier", "ben"], rows)
+
+    assert names == {
+        ("lead", 1): ["anna", "meyer"],
+        ("lead", 2): ["ben", "meier", "mayer"],
+        ("member", 3): ["carl", "meixner"],
+    }
+    assert crowds == {"meier": 2, "ben": 0}
+
+
+def test_no_row_reached_gives_no_crowds():
+    assert reached_names(["meier"], [("lead", 4, ["stahl"], ["stahl"])]) == ({}, {})
+
+
+@pytest.mark.parametrize("words", range(1, 6))
+def test_every_statement_of_the_lane_is_written_out_whole(words):
+    """No marker of the texts the statements are built from is left in them."""
+    statements = [
+        _near_sql(words, exact=exact, reached=reached)
+        for exact in (True, False)
+        for reached in (True, False)
+    ]
+    statements += [_rows_sql(words), _ONE_WORD_SQL]
+
+    for statement in statements:
+        assert re.findall(r"\{\w+\}", statement) == []
+
+
+@pytest.mark.parametrize(
+    ("rows", "read_with_the_near_words"),
+    [(None, False), (0, True), (100, True), (101, False)],
+)
+def test_rows_are_read_with_the_near_words_when_no_more_than_are_ranked(
+    rows, read_with_the_near_words
+):
+    assert reads_every_row(rows) is read_with_the_near_words
 
 
 def test_words_heard_as_a_term_but_spelled_otherwise_join_the_term():

@@ -3,8 +3,10 @@ word's first rows, against the grouping of every row the near words reach."""
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from people_search.engine import similar
+from people_search.index import similar as similar_index
 from people_search.index.models import NameWord
 from tests.builders import build_lead, build_member
 
@@ -89,3 +91,61 @@ def test_one_words_first_rows_rank_as_every_row_would(
     others, literal, crowds = rows(one_word.sql, one_word.params)
     assert (len(others), literal, crowds) == expected
     assert (others, literal, crowds) == rows(*every_row)
+
+
+# Names of one household, a few rows each: spellings alike, shared first
+# names and surnames, a double name, initials.
+SMALL = [
+    ("Anna", "Mayer", 3),
+    ("Ben", "Meyer", 2),
+    ("Carl", "Meier", 2),
+    ("Dora", "Meier-Meyer", 1),
+    ("Eva", "Maier", 1),
+    ("Finn", "Meiners", 1),
+    ("Anna", "Schmidt", 2),
+    ("Jürgen", "Schmitt", 1),
+    ("Yael", "Ben-David", 1),
+    ("Erik", "Lindenlechner", 1),
+]
+QUERIES = [
+    "meier",
+    "meir",
+    "Anna Meier",
+    "Ana Mayr",
+    "A. Meyer",
+    "Meier, Carl",
+    "Herr Schmid",
+    "Jurgen Schmit",
+    "yael ben dvid",
+    "Peter Lindenlechnr",
+    "M3ier",
+    "Anna Schmidt",
+    "Zacharias",
+]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("query", QUERIES)
+def test_rows_read_with_the_near_words_answer_as_the_ranked_rows_do(household, query):
+    """Where the subjects have no more rows than are ranked, the lane reads
+    every row reached in the near words' statement: the same names, found
+    in one statement instead of two."""
+    for first, last, count in SMALL:
+        for _ in range(count):
+            build_lead(household, first, last_name=last)
+    build_member(household, "carl", first_name="Carl", last_name="Maier")
+    subjects = ["member", "lead"]
+    rows = sum(count for *_, count in SMALL) + 1
+    assert similar.reads_every_row(rows)
+    similar_index.vocabulary_size(household.pk)
+
+    ranked = similar_index.find_similar_names(
+        household_id=household.pk, name=query, subjects=subjects
+    )
+    with CaptureQueriesContext(connection) as reached_statements:
+        reached = similar_index.find_similar_names(
+            household_id=household.pk, name=query, subjects=subjects, rows=rows
+        )
+
+    assert reached == ranked
+    assert len(reached_statements) == 1

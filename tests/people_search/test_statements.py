@@ -168,8 +168,16 @@ def test_the_similar_name_lanes_statements_name_the_household_on_every_table(
         subjects=["member", "lead", "contact"],
     )
 
+    reached = similar.near_words_statement(
+        household_id=household.pk,
+        words=words,
+        vectors=vectors,
+        exact=exact,
+        reaching=["member", "lead", "contact"],
+    )
+
     assert scores.ids
-    for statement in (near, rows):
+    for statement in (near, rows, reached):
         assert unnamed(statement) == {}, statement.sql
 
 

@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from compose.models import LetterTemplate
 from household.callers import MemberCaller
 from household.models import Membership
+from people_search.index import similar as similar_index
 from tests.builders import build_contact, build_lead, build_member
 from yorik.registry import get_skill
 
@@ -79,19 +80,29 @@ def test_find_person(caller, book, inputs, expected):
     )
 
 
-@pytest.mark.parametrize(("source", "expected"), [("contacts", 4), ("auto", 6)])
+@pytest.mark.parametrize(
+    ("source", "rows_past_the_ranked", "expected"),
+    [
+        ("contacts", False, 3),
+        ("auto", False, 5),
+        ("contacts", True, 4),
+        ("auto", True, 6),
+    ],
+)
 def test_find_person_adds_the_similar_name_lane_only_when_nobody_matches(
-    caller, book, source, expected
+    caller, book, monkeypatch, source, rows_past_the_ranked, expected
 ):
-    """Literal SELECTs, the similar-name lookup's two (and the managed
-    children's names when household people are searched), one more for
-    contacts."""
+    """Literal SELECTs, the similar-name lookup's one, or two where the rows
+    searched are more than the lane ranks (and the managed children's names
+    when household people are searched), one more for contacts."""
+    if rows_past_the_ranked:
+        monkeypatch.setattr(similar_index, "reads_every_row", lambda rows: False)
     inputs = {"query": "Hans Müllr", "source": source}
     selects(caller, "find_person", inputs)  # The vocabulary count is cached.
 
     assert selects(caller, "find_person", inputs) == expected
-    assert "1 similar-name lookup (2 SELECTs, and 1 of the managed children" in cost(
-        "find_person"
+    assert "1 similar-name lookup (1 SELECT, 2 past 100 rows searched; and 1 of" in (
+        cost("find_person")
     )
 
 
@@ -186,8 +197,8 @@ def test_search_anything(caller, book, query):
     assert then <= (5 if query == "Müller" else 7)
     assert first <= then + 1
     assert cost("search_anything").startswith(
-        "Up to 4 indexed SELECTs, 3 more (a similar-name lookup of 2 and a SELECT) "
-        "when no contact matches by name"
+        "Up to 4 indexed SELECTs, 2-3 more (a similar-name lookup of 1, or 2 past "
+        "100 contacts, and a SELECT) when no contact matches by name"
     )
 
 
