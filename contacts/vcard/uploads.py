@@ -32,7 +32,7 @@ def keep_upload(
     """Keep a dry run's file and what it listed; return the token that imports it.
 
     An admin has one kept file at a time, and expired files go as new ones
-    are kept.
+    are kept (and daily, `delete_expired_uploads`).
     """
     with transaction.atomic():
         VCardUpload.objects.filter(
@@ -88,6 +88,12 @@ def import_kept_upload(
     if summary.written:
         upload.delete()
     return summary
+
+
+def delete_expired_uploads() -> int:
+    """Delete the kept files no token can import any more; return how many."""
+    deleted, _ = VCardUpload.objects.filter(created_at__lt=_oldest_live()).delete()
+    return deleted
 
 
 def _oldest_live() -> datetime:

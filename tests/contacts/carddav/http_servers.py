@@ -2,7 +2,9 @@
 
 Each listens on a loopback port (over TLS when given a certificate), answers
 in threads of its own, and stops when its `with` block ends; a trickling
-answer also stops by itself after a bounded number of lines.
+answer also stops by itself after a bounded number of lines. A connection
+reads one whole request, answers it and says so (`Connection: close`): a
+client that kept it for the next would race the server closing it.
 """
 
 import contextlib
@@ -70,7 +72,11 @@ def _serving(handle, tls: Certificate | None = None) -> Iterator[Seen]:
 
     class Handler(socketserver.StreamRequestHandler):
         def handle(self) -> None:
-            seen.requests.append(_read_head(self.rfile))
+            head = _read_head(self.rfile)
+            seen.requests.append(head)
+            # Read to the end of the request: closing a connection with its
+            # body unread resets it, and the client may lose the answer.
+            self.rfile.read(int(head.get("content-length") or 0))
             with contextlib.suppress(OSError):  # the client hung up
                 handle(self.wfile)
 
@@ -104,7 +110,9 @@ def recording_server(tls: Certificate | None = None) -> Iterator[Seen]:
     """Answer 404 to every request and record its headers."""
 
     def answer(out) -> None:
-        out.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+        out.write(
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
 
     with _serving(answer, tls) as seen:
         yield seen
@@ -122,7 +130,7 @@ def trickling_server(
             out.write(f"X-Slow-{number}: {number}\r\n".encode())
             out.flush()
             time.sleep(every)
-        out.write(b"Content-Length: 0\r\n\r\n")
+        out.write(b"Content-Length: 0\r\nConnection: close\r\n\r\n")
 
     with _serving(answer, tls) as seen:
         yield seen

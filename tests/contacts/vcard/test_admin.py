@@ -1,11 +1,13 @@
 """Importing a vCard file through Django admin, into the admin's own household."""
 
+import io
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -13,7 +15,7 @@ from django.utils import timezone
 from contacts.models import Contact, VCardUpload
 from contacts.vcard.uploads import KEPT_UPLOAD_LIFETIME
 from household.models import Membership, UserProfile
-from tests.builders import PASSWORD, build_contact, build_member
+from tests.builders import PASSWORD, LoginClient, build_contact, build_member
 
 SAMPLES = Path(__file__).parent / "samples"
 IMPORT_URL = reverse("admin:contacts_contact_import_vcard")
@@ -212,6 +214,31 @@ def test_a_foreign_stale_or_tampered_token_is_refused(
         or "Dieser Probelauf ist abgelaufen" in response.text
     )
     assert not Contact.objects.exclude(pk=gisela.pk).exists()
+
+
+def test_the_daily_job_deletes_the_files_of_expired_dry_runs_only(
+    anna, household, other_household
+):
+    """A kept file no token can import goes without waiting for the admin's
+    next dry run; another household's live one stays importable."""
+    build_member(other_household, "dana", role="admin")
+    dana = LoginClient()
+    assert dana.login(username="dana", password=PASSWORD)
+    _, token = dry_run(dana)
+    dry_run(anna)
+    VCardUpload.objects.filter(household=household).update(
+        created_at=timezone.now() - KEPT_UPLOAD_LIFETIME - timedelta(seconds=1)
+    )
+    out = io.StringIO()
+
+    call_command("delete_expired_uploads", stdout=out)
+
+    assert out.getvalue().strip() == "Deleted 1 expired vCard upload(s)."
+    assert list(VCardUpload.objects.values_list("household", flat=True)) == [
+        other_household.pk
+    ]
+    dana.post(IMPORT_URL, {"upload": token})
+    assert Contact.objects.filter(household=other_household, display_name="Ben Neu")
 
 
 def test_skipped_cards_are_listed_with_number_and_name(anna):
