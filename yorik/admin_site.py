@@ -16,6 +16,7 @@ takes only the filters the admin offers and a short search, and answers
 anything else with a 400 page before a row is read.
 """
 
+import logging
 from typing import Any
 
 from django.contrib import admin
@@ -165,7 +166,11 @@ class StrictChangeListAdmin:
             return super().changelist_view(request, extra_context)
         except RefusedListQuery as refused:
             reason = str(refused)
-        except (DisallowedModelAdminLookup, DisallowedModelAdminToField):
+        except (DisallowedModelAdminLookup, DisallowedModelAdminToField) as refused:
+            # Logged as Django logs a suspicious operation it answers itself.
+            logging.getLogger(f"django.security.{type(refused).__name__}").error(
+                str(refused), extra={"status_code": 400, "request": request}
+            )
             reason = gettext("This list has no such filter.")
         context = {
             **self.admin_site.each_context(request),

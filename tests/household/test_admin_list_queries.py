@@ -69,6 +69,19 @@ def test_a_filter_the_list_does_not_offer_is_a_400_page_that_reads_no_row(
     assert not [q for q in queries.captured_queries if "contacts_contact" in q["sql"]]
 
 
+def test_a_filter_the_list_does_not_offer_is_logged_as_suspicious(
+    anna, household, caplog
+):
+    """As Django logs the refusal when it answers one itself."""
+    response = anna.get(contacts_list(), {"notes__regex": BACKTRACKING})
+
+    assert response.status_code == 400
+    (record,) = [r for r in caplog.records if r.name.startswith("django.security.")]
+    assert record.name == "django.security.DisallowedModelAdminLookup"
+    assert record.levelname == "ERROR"
+    assert "notes__regex" in record.getMessage()
+
+
 def test_the_filters_the_list_offers_still_filter(anna, household):
     build_contact(household, "Hans Becker", status="active")
     build_contact(household, "Spam GmbH", status="spam", kind="business")
