@@ -10,7 +10,7 @@ undone for a while (UNDO_WINDOW).
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.admin.models import ADDITION, LogEntry
@@ -148,6 +148,7 @@ def merge_contacts(
         raise MergeRefused("Only two contacts of one household can be merged.")
     keep, gone = contacts[survivor.pk], contacts[merged.pk]
     household_id = keep.household_id
+    dismissals = _dismissals_of(household_id=household_id, contact_id=gone.pk)
     merged_record = ContactMerge(
         household_id=household_id,
         survivor=keep,
@@ -178,6 +179,7 @@ def merge_contacts(
                     household_id=household_id, contact_id=gone.pk
                 ).values_list("pk", flat=True)
             ),
+            "dismissals": dismissals,
         },
     )
     document = merge_documents(
@@ -203,7 +205,9 @@ def merge_contacts(
     Card.objects.filter(
         household_id=keep.household_id, picked_contact_id=gone.pk
     ).update(picked_contact=keep)
-    _move_dismissals(household_id=keep.household_id, gone_id=gone.pk, keep=keep)
+    merged_record.choices["added_dismissals"] = _move_dismissals(
+        household_id=household_id, dismissals=dismissals, keep=keep
+    )
     # Deleted before the survivor is written: its ref and vCard UID are free.
     gone.delete()
     store_name_words(
@@ -244,9 +248,10 @@ def undo_merge(*, merge: ContactMerge) -> tuple[Contact, Contact]:
 
     The merged contact comes back with its id, ref and vCard UID, so cards
     and links naming it find it again; the picks, earlier merges and CardDAV
-    cards that moved to the survivor move back. Pairs dismissed with the
-    merged contact stay the survivor's. Raise MergeRefused when the merged
-    contact's ref or vCard UID has been taken since.
+    cards that moved to the survivor move back, and so do the pairs dismissed
+    with the merged contact (the survivor's copies of them go; a pair whose
+    other contact is gone since stays gone). Raise MergeRefused when the
+    merged contact's ref or vCard UID has been taken since.
     """
     survivor = Contact.objects.select_for_update().get(
         household_id=merge.household_id, pk=merge.survivor_id
@@ -279,6 +284,14 @@ def undo_merge(*, merge: ContactMerge) -> tuple[Contact, Contact]:
     CardDavCard.objects.filter(
         household_id=household_id, pk__in=before["carddav_cards"], contact=None
     ).update(contact=restored)
+    DismissedDuplicate.objects.filter(
+        household_id=household_id, pk__in=before.get("added_dismissals", [])
+    ).delete()
+    _dismiss_again(
+        household_id=household_id,
+        contact_id=restored.pk,
+        dismissals=before.get("dismissals", []),
+    )
     merge.delete()
     return survivor, restored
 
@@ -337,10 +350,10 @@ def dismiss_duplicate(
         raise MergeRefused("Only two contacts of one household can be told apart.")
     low, high = sorted((first, second), key=lambda contact: contact.pk)
     dismissal, _ = DismissedDuplicate.objects.get_or_create(
+        household_id=low.household_id,
         first=low,
         second=high,
         defaults={
-            "household_id": low.household_id,
             "dismissed_by": dismissed_by,
             "dismissed_at": timezone.now(),
         },
@@ -348,27 +361,75 @@ def dismiss_duplicate(
     return dismissal
 
 
-def _move_dismissals(*, household_id: int, gone_id: int, keep: Contact) -> None:
-    """Keep the merged contact's dismissed pairs as the survivor's."""
+def _dismissals_of(*, household_id: int, contact_id: int) -> list[dict[str, Any]]:
+    """Return the pairs dismissed with a contact: the other contact, who
+    dismissed the pair and when."""
     dismissals = DismissedDuplicate.objects.filter(household_id=household_id).filter(
-        Q(first_id=gone_id) | Q(second_id=gone_id)
+        Q(first_id=contact_id) | Q(second_id=contact_id)
+    )
+    return [
+        {
+            "other": (
+                dismissal.second_id
+                if dismissal.first_id == contact_id
+                else dismissal.first_id
+            ),
+            "dismissed_by": dismissal.dismissed_by,
+            "dismissed_at": dismissal.dismissed_at.isoformat(),
+        }
+        for dismissal in dismissals.order_by("pk")
+    ]
+
+
+def _move_dismissals(
+    *, household_id: int, dismissals: list[dict[str, Any]], keep: Contact
+) -> list[int]:
+    """Keep the merged contact's dismissed pairs as the survivor's; return
+    the ids of the pairs the survivor did not have."""
+    added = []
+    for dismissal in dismissals:
+        if dismissal["other"] == keep.pk:
+            continue
+        pair, created = _dismiss(
+            household_id=household_id, contact_id=keep.pk, dismissal=dismissal
+        )
+        if created:
+            added.append(pair.pk)
+    return added
+
+
+def _dismiss_again(
+    *, household_id: int, contact_id: int, dismissals: list[dict[str, Any]]
+) -> None:
+    """Dismiss a contact's pairs as they were, with the others still here."""
+    others = set(
+        Contact.objects.filter(
+            household_id=household_id,
+            pk__in=[dismissal["other"] for dismissal in dismissals],
+        ).values_list("pk", flat=True)
     )
     for dismissal in dismissals:
-        other_id = (
-            dismissal.second_id if dismissal.first_id == gone_id else dismissal.first_id
-        )
-        if other_id == keep.pk:
-            continue
-        low, high = sorted((keep.pk, other_id))
-        DismissedDuplicate.objects.get_or_create(
-            first_id=low,
-            second_id=high,
-            defaults={
-                "household_id": household_id,
-                "dismissed_by": dismissal.dismissed_by,
-                "dismissed_at": dismissal.dismissed_at,
-            },
-        )
+        if dismissal["other"] in others:
+            _dismiss(
+                household_id=household_id, contact_id=contact_id, dismissal=dismissal
+            )
+
+
+def _dismiss(
+    *, household_id: int, contact_id: int, dismissal: dict[str, Any]
+) -> tuple[DismissedDuplicate, bool]:
+    """Dismiss the contact with the other of a `_dismissals_of` pair, as that
+    pair was dismissed; return the pair and whether it is new."""
+    low, high = sorted((contact_id, dismissal["other"]))
+    return DismissedDuplicate.objects.get_or_create(
+        household_id=household_id,
+        first_id=low,
+        second_id=high,
+        defaults={
+            "dismissed_by": dismissal["dismissed_by"],
+            "dismissed_at": datetime.fromisoformat(dismissal["dismissed_at"]),
+        },
+    )
 
 
 def _as_it_was(contact: Contact) -> dict[str, Any]:

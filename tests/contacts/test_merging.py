@@ -554,6 +554,45 @@ def test_a_merge_can_be_undone_giving_both_contacts_back(anna, household, gisela
     assert "Rückgängig" not in anna.get(DUPLICATES).content.decode()
 
 
+def test_undoing_a_merge_gives_the_merged_contact_its_dismissed_pairs_back(
+    anna, household, gisela, mama
+):
+    """The pairs dismissed with the merged contact are the survivor's while
+    the merge lasts, and the merged contact's again once it is undone; the
+    survivor's own stay, and a pair whose other contact is gone since is
+    not made up."""
+    tante = build_contact(household, "Tante Gisela")
+    nachbarin = build_contact(household, "Gisela Nachbarin")
+    kollegin = build_contact(household, "Gisela Kollegin")
+    dismiss_duplicate(first=mama, second=tante, dismissed_by="jonas")
+    dismiss_duplicate(first=mama, second=kollegin, dismissed_by="jonas")
+    dismiss_duplicate(first=gisela, second=nachbarin, dismissed_by="anna")
+    dismissed_at = DismissedDuplicate.objects.get(second=tante).dismissed_at
+
+    def pairs():
+        return set(
+            DismissedDuplicate.objects.values_list(
+                "first_id", "second_id", "dismissed_by"
+            )
+        )
+
+    anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
+    assert pairs() == {
+        (gisela.pk, tante.pk, "jonas"),
+        (gisela.pk, kollegin.pk, "jonas"),
+        (gisela.pk, nachbarin.pk, "anna"),
+    }
+    kollegin.delete()
+
+    anna.post(UNDO, {"merge": ContactMerge.objects.get().pk})
+
+    assert pairs() == {
+        (mama.pk, tante.pk, "jonas"),
+        (gisela.pk, nachbarin.pk, "anna"),
+    }
+    assert DismissedDuplicate.objects.get(second=tante).dismissed_at == dismissed_at
+
+
 def test_a_merge_cannot_be_undone_after_the_survivor_changed(anna, gisela, mama):
     anna.post(pair_url(gisela, mama), {"survivor": "first", "confirm": "1"})
     merge = ContactMerge.objects.get()
