@@ -44,29 +44,27 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The data is prepared with the same settings the server runs with, so `migrate`
-# creates the cache table that production rate limiting counts in.
-PRODUCTION_ENV = {
-    "DJANGO_DEBUG": "0",
-    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-    "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-    "DJANGO_SECURE_SSL_REDIRECT": "0",
-    "YORIK_CACHE": "database",
-    # Rate limits are counted as in production, set high enough never to answer 429.
-    "YORIK_API_RATE": "1000000/min",
-}
-os.environ.update(PRODUCTION_ENV)
-
-from bench.checkouts import checkout_of  # noqa: E402
-from bench.django_setup import ROOT, setup  # noqa: E402
-from bench.servers import (  # noqa: E402
+from bench.servers import (
     BIN,
+    LOOPBACK_PRODUCTION,
     add_server_arguments,
     describe_server,
     free_port,
     server_defaults,
     start_server,
 )
+
+# The data is prepared with the same settings the server runs with, so `migrate`
+# creates the cache table that production rate limiting counts in.
+PRODUCTION_ENV = {
+    **LOOPBACK_PRODUCTION,
+    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+    "YORIK_CACHE": "database",
+}
+os.environ.update(PRODUCTION_ENV)
+
+from bench.checkouts import checkout_of  # noqa: E402
+from bench.django_setup import ROOT, setup  # noqa: E402
 
 setup()
 
