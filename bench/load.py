@@ -85,6 +85,7 @@ from contacts.models import (  # noqa: E402
     ContactChannel,
 )
 from contacts.providers.categories import CATEGORIES  # noqa: E402
+from household.authentication import token_membership  # noqa: E402
 from household.models import (  # noqa: E402
     Household,
     Lead,
@@ -94,7 +95,8 @@ from household.models import (  # noqa: E402
 )
 from yorik.bundles import import_household, read_bundle  # noqa: E402
 from yorik.database import server_status  # noqa: E402
-from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
+from yorik.registry import skills_for_tier  # noqa: E402
+from yorik.tokens import hash_token, issue_token, revoke_tokens  # noqa: E402
 
 DEMO_DIR = ROOT / "household" / "demo"
 RESULTS = ROOT / "bench" / "results"
@@ -139,6 +141,15 @@ def issue_household_tokens(*, household: Household) -> list[str]:
         revoke_tokens(profile=membership.profile)
         tokens.append(issue_token(profile=membership.profile, name="load")[1])
     return tokens
+
+
+def skills_listed(tokens: list[str]) -> dict[str, int]:
+    """Return how many skills GET /api/skills/ lists for each token: those
+    of its caller's tier."""
+    return {
+        token: len(skills_for_tier(token_membership(hash_token(token)).membership.tier))
+        for token in tokens
+    }
 
 
 def as_dialled(e164: str, region: str) -> str:
@@ -493,7 +504,8 @@ def main() -> int:
     plan = [
         {
             "slug": household.slug,
-            "tokens": issue_household_tokens(household=household),
+            "tokens": (tokens := issue_household_tokens(household=household)),
+            "skills_listed": skills_listed(tokens),
             "inputs": collect_inputs(household=household, rng=rng),
         }
         for household in households
