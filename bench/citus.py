@@ -79,15 +79,6 @@ CALL_PARTS = (
     "planned on workers",
 )
 GOAL_RATIO = 1.5
-# Production settings for a side served over HTTP (docs/operations.md), with
-# no rate limit in the way of the rounds.
-SERVER_SETTINGS = {
-    "DJANGO_DEBUG": "0",
-    "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-    "DJANGO_SECURE_SSL_REDIRECT": "0",
-    "YORIK_API_RATE": "1000000/min",
-    "YORIK_LOG_LEVEL": "WARNING",
-}
 SERVER_START_SECONDS = 60
 
 
@@ -207,7 +198,7 @@ class Server:
     asked in turns, and one kept-alive connection to it."""
 
     def __init__(self, name: str, url: str, *, citus: bool, secret: str) -> None:
-        from bench.servers import free_port, start_server
+        from bench.servers import LOOPBACK_PRODUCTION, free_port, start_server
 
         self.name = name
         port = free_port()
@@ -221,8 +212,9 @@ class Server:
             log=self.log,
             environment={
                 **side_environment(url, citus=citus),
-                **SERVER_SETTINGS,
+                **LOOPBACK_PRODUCTION,
                 "DJANGO_SECRET_KEY": secret,
+                "YORIK_LOG_LEVEL": "WARNING",
             },
         )
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)

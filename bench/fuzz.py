@@ -28,20 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.servers import BIN, LOOPBACK_PRODUCTION, free_port, start_server
+
 # Production settings, for preparing the data here and for the server alike.
 os.environ.update(
-    {
-        "DJANGO_DEBUG": "0",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        # Fuzzing is about answers, not rate limits: high enough never to see 429.
-        "YORIK_API_RATE": "1000000/min",
-    }
+    {**LOOPBACK_PRODUCTION, "DJANGO_SECRET_KEY": secrets.token_urlsafe(50)}
 )
 
 from bench.django_setup import ROOT, setup
-from bench.servers import BIN, free_port, start_server
 
 setup()
 

@@ -44,29 +44,27 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-# The data is prepared with the same settings the server runs with, so `migrate`
-# creates the cache table that production rate limiting counts in.
-PRODUCTION_ENV = {
-    "DJANGO_DEBUG": "0",
-    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-    "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-    "DJANGO_SECURE_SSL_REDIRECT": "0",
-    "YORIK_CACHE": "database",
-    # Rate limits are counted as in production, set high enough never to answer 429.
-    "YORIK_API_RATE": "1000000/min",
-}
-os.environ.update(PRODUCTION_ENV)
-
-from bench.checkouts import checkout_of  # noqa: E402
-from bench.django_setup import ROOT, setup  # noqa: E402
-from bench.servers import (  # noqa: E402
+from bench.servers import (
     BIN,
+    LOOPBACK_PRODUCTION,
     add_server_arguments,
     describe_server,
     free_port,
     server_defaults,
     start_server,
 )
+
+# The data is prepared with the same settings the server runs with, so `migrate`
+# creates the cache table that production rate limiting counts in.
+PRODUCTION_ENV = {
+    **LOOPBACK_PRODUCTION,
+    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+    "YORIK_CACHE": "database",
+}
+os.environ.update(PRODUCTION_ENV)
+
+from bench.checkouts import checkout_of  # noqa: E402
+from bench.django_setup import ROOT, setup  # noqa: E402
 
 setup()
 
@@ -87,6 +85,7 @@ from contacts.models import (  # noqa: E402
     ContactChannel,
 )
 from contacts.providers.categories import CATEGORIES  # noqa: E402
+from household.authentication import token_membership  # noqa: E402
 from household.models import (  # noqa: E402
     Household,
     Lead,
@@ -96,7 +95,8 @@ from household.models import (  # noqa: E402
 )
 from yorik.bundles import import_household, read_bundle  # noqa: E402
 from yorik.database import server_status  # noqa: E402
-from yorik.tokens import issue_token, revoke_tokens  # noqa: E402
+from yorik.registry import skills_for_tier  # noqa: E402
+from yorik.tokens import hash_token, issue_token, revoke_tokens  # noqa: E402
 
 DEMO_DIR = ROOT / "household" / "demo"
 RESULTS = ROOT / "bench" / "results"
@@ -141,6 +141,15 @@ def issue_household_tokens(*, household: Household) -> list[str]:
         revoke_tokens(profile=membership.profile)
         tokens.append(issue_token(profile=membership.profile, name="load")[1])
     return tokens
+
+
+def skills_listed(tokens: list[str]) -> dict[str, int]:
+    """Return how many skills GET /api/skills/ lists for each token: those
+    of its caller's tier."""
+    return {
+        token: len(skills_for_tier(token_membership(hash_token(token)).membership.tier))
+        for token in tokens
+    }
 
 
 def as_dialled(e164: str, region: str) -> str:
@@ -495,7 +504,8 @@ def main() -> int:
     plan = [
         {
             "slug": household.slug,
-            "tokens": issue_household_tokens(household=household),
+            "tokens": (tokens := issue_household_tokens(household=household)),
+            "skills_listed": skills_listed(tokens),
             "inputs": collect_inputs(household=household, rng=rng),
         }
         for household in households

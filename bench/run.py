@@ -66,7 +66,11 @@ from rest_framework.settings import api_settings  # noqa: E402
 
 from bench.generate import TEMPLATE_ID, ensure_household  # noqa: E402
 from bench.names_data import VARIANT_FAMILIES  # noqa: E402
-from bench.servers import free_port, start_server  # noqa: E402
+from bench.servers import (  # noqa: E402
+    LOOPBACK_PRODUCTION,
+    free_port,
+    start_server,
+)
 from compose.models import LetterTemplate  # noqa: E402
 from contacts.models import (  # noqa: E402
     Address,
@@ -949,10 +953,8 @@ def app_server(workers: int = 2) -> Iterator[HttpClient]:
     port = free_port()
     environment = {
         **os.environ,
-        "DJANGO_DEBUG": "0",
+        **LOOPBACK_PRODUCTION,
         "DJANGO_SECRET_KEY": os.environ["DJANGO_SECRET_KEY"],
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
         "YORIK_DATA_DIR": str(settings.YORIK_DATA_DIR),
         "YORIK_API_RATE": os.environ["YORIK_API_RATE"],
         "YORIK_LOG_LEVEL": "WARNING",
